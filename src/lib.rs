@@ -1,0 +1,2 @@
+//! robots-census
+pub mod robots;
