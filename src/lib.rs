@@ -1,2 +1,17 @@
-//! robots-census
+//! # robots-census
+//!
+//! Archived robots.txt bodies in, Parquet tables out. The modules follow the data:
+//!
+//! ```text
+//! input (warc, csv, decompress, http)  ->  Capture { url, status, headers, body }
+//!   -> robots (tokenize -> parse -> RobotsTxt model, lint findings, matcher)
+//!   -> verdicts (which (agent, url) questions each document is asked)
+//!   -> output (one Parquet writer per table, one part file per input)
+//! pipeline runs that flow over every input with rayon; cli/config/main are the thin shell.
+//! ```
+//!
+//! The robots.txt engine in [`robots`] is a pure library with no I/O: give it bytes,
+//! get the model Google's robots.cc would build, and ask it questions.
+
+pub mod limits;
 pub mod robots;

@@ -1,0 +1,21 @@
+//! Every hard limit of the pipeline, declared once.
+//!
+//! Hitting a limit is recorded (a flag in a row, a finding), never fatal.
+
+/// Google parses only the first 500 KiB of a robots.txt (production limit; the
+/// open-source robots.cc has none). The cut happens even in the middle of a line.
+pub const ROBOTS_PARSE_CAP: usize = 512_000;
+
+/// robots.cc keeps at most `2083 * 8 - 1` bytes of a line; the rest is dropped.
+pub const MAX_LINE_LEN: usize = 2083 * 8 - 1;
+
+/// Bytes of a payload kept in memory. Everything the 500 KiB rule needs, and no
+/// more: the remainder of a body is counted, not stored.
+pub const BODY_KEEP_CAP: usize = ROBOTS_PARSE_CAP;
+
+/// Largest WARC or HTTP header block accepted before the record is declared
+/// malformed and the reader resynchronises.
+pub const MAX_HEADER_BYTES: usize = 256 * 1024;
+
+/// Characters of a source line copied into the `excerpt` column of `errors`.
+pub const EXCERPT_LEN: usize = 200;
