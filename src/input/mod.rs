@@ -1,0 +1,1 @@
+//! Input stage: files in, [`Capture`]s out.
