@@ -19,3 +19,8 @@ pub const MAX_HEADER_BYTES: usize = 256 * 1024;
 
 /// Characters of a source line copied into the `excerpt` column of `errors`.
 pub const EXCERPT_LEN: usize = 200;
+
+/// Lint findings of one code kept per document. An HTML page or binary junk
+/// served as robots.txt would otherwise yield one finding per line; the
+/// document-level finding (`html_body`, `utf16_body`) already says it all.
+pub const MAX_FINDINGS_PER_CODE: usize = 100;

@@ -1,0 +1,164 @@
+//! Verdicts: which rule decides whether an agent may fetch a URL.
+//!
+//! robots.cc's `RobotsMatcher` in model form. For one agent, groups naming it
+//! (merged across the file) feed the "specific" matches, groups with `*` that do
+//! not name it feed the "global" matches. In each, the longest matching pattern
+//! per directive wins (first in file order among equals); allow wins ties; a
+//! specific group, even an empty one, hides the global one. Asking allocates
+//! nothing and never parses again.
+
+use super::agent::token_matches;
+use super::model::{RobotsTxt, Rule, RuleKind};
+use super::pattern::{matches, matches_anchored};
+use super::url::UrlPath;
+
+/// Which groups applied to the agent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// At least one group names the agent (the `*` group is then ignored).
+    Named,
+    /// No group names the agent; the `*` group applied.
+    Star,
+    /// Neither: everything is allowed.
+    None,
+}
+
+impl Scope {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Scope::Named => "named",
+            Scope::Star => "star",
+            Scope::None => "none",
+        }
+    }
+}
+
+/// The answer to one (agent, URL) question.
+#[derive(Debug, Clone, Copy)]
+pub struct Verdict<'m> {
+    pub allowed: bool,
+    /// robots.cc's `matching_line()`: the line of the deciding rule, 0 when none.
+    pub line: u32,
+    /// The deciding rule. For an `index.htm` Allow that matched through its
+    /// directory form, this is that Allow rule.
+    pub rule: Option<&'m Rule<'m>>,
+    pub scope: Scope,
+}
+
+impl<'m> Verdict<'m> {
+    /// The deciding rule's percent-escaped pattern.
+    pub fn pattern(&self) -> Option<&'m [u8]> {
+        self.rule.map(|r| &*r.pattern)
+    }
+
+    pub fn directive(&self) -> Option<RuleKind> {
+        self.rule.map(|r| r.kind)
+    }
+}
+
+/// The best match so far for one directive: robots.cc's `Match`.
+#[derive(Debug, Clone, Copy)]
+struct Best {
+    /// Pattern length of the match; -1 when nothing matched.
+    priority: i64,
+    rule: usize,
+}
+
+const NO_MATCH: Best = Best { priority: -1, rule: usize::MAX };
+
+/// Allow and disallow bests for one scope.
+#[derive(Debug, Clone, Copy)]
+struct Bests {
+    allow: Best,
+    disallow: Best,
+}
+
+impl Bests {
+    const NONE: Bests = Bests { allow: NO_MATCH, disallow: NO_MATCH };
+
+    fn any_positive(&self) -> bool {
+        self.allow.priority > 0 || self.disallow.priority > 0
+    }
+
+    fn disallowed(&self) -> bool {
+        self.disallow.priority > self.allow.priority
+    }
+
+    /// robots.cc's `HigherPriorityMatch(disallow, allow)`: allow on ties.
+    fn deciding(&self) -> Best {
+        if self.disallow.priority > self.allow.priority {
+            self.disallow
+        } else {
+            self.allow
+        }
+    }
+
+    fn offer(&mut self, index: usize, rule: &Rule<'_>, path: &[u8]) {
+        let best = match rule.kind {
+            RuleKind::Allow => &mut self.allow,
+            RuleKind::Disallow => &mut self.disallow,
+        };
+        // A rule can only win with a longer pattern than the best so far.
+        if rule.pattern.len() as i64 <= best.priority {
+            return;
+        }
+        if let Some(priority) = priority(rule, path) {
+            *best = Best { priority, rule: index };
+        }
+    }
+}
+
+/// The priority with which `rule` matches `path`, if it does.
+fn priority(rule: &Rule<'_>, path: &[u8]) -> Option<i64> {
+    if matches(rule.pattern_kind, &rule.pattern, path) {
+        return Some(rule.pattern.len() as i64);
+    }
+    let prefix = rule.index_prefix?;
+    matches_anchored(&rule.pattern[..prefix], path).then_some(prefix as i64 + 1)
+}
+
+impl<'a> RobotsTxt<'a> {
+    /// Whether `agent` (a product token such as `Googlebot`, used as given) may
+    /// fetch `url` (escaped as crawled), and which rule decided.
+    pub fn verdict(&self, agent: &[u8], url: &[u8]) -> Verdict<'_> {
+        self.verdict_for_path(agent, &UrlPath::new(url))
+    }
+
+    /// [`RobotsTxt::verdict`] for a URL already reduced to its path, to ask many
+    /// agents about one URL.
+    pub fn verdict_for_path(&self, agent: &[u8], path: &UrlPath<'_>) -> Verdict<'_> {
+        let path = path.as_bytes();
+        let (mut specific, mut global) = (Bests::NONE, Bests::NONE);
+        let (mut named, mut star) = (false, false);
+        for group in &self.groups {
+            let names_agent = self.group_agents(group).iter().any(|a| !a.is_star && token_matches(a.token, agent));
+            let bests = if names_agent {
+                named = true;
+                &mut specific
+            } else if group.has_star {
+                star = true;
+                &mut global
+            } else {
+                continue;
+            };
+            for index in group.rules.clone() {
+                bests.offer(index, &self.rules[index], path);
+            }
+        }
+        let disallowed = if specific.any_positive() {
+            specific.disallowed()
+        } else if named {
+            false
+        } else {
+            global.any_positive() && global.disallowed()
+        };
+        let deciding = if named { specific.deciding() } else { global.deciding() };
+        let rule = self.rules.get(deciding.rule);
+        let scope = match (named, star) {
+            (true, _) => Scope::Named,
+            (false, true) => Scope::Star,
+            (false, false) => Scope::None,
+        };
+        Verdict { allowed: !disallowed, line: rule.map_or(0, |r| r.line), rule, scope }
+    }
+}

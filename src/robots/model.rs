@@ -1,0 +1,220 @@
+//! The compiled, immutable model of one robots.txt: what the parser builds in its
+//! single pass, and what every table and verdict is read from.
+//!
+//! It borrows from the body it was parsed from; only percent-escaped patterns that
+//! differ from the bytes as written are owned.
+
+use std::borrow::Cow;
+
+use super::lint::Finding;
+use super::pattern::PatternKind;
+
+/// Allow or disallow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum RuleKind {
+    Allow,
+    Disallow,
+}
+
+impl RuleKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RuleKind::Allow => "allow",
+            RuleKind::Disallow => "disallow",
+        }
+    }
+}
+
+/// A `User-agent:` line.
+#[derive(Debug, Clone)]
+pub struct AgentLine<'a> {
+    pub line: u32,
+    /// The whole line as the parser kept it (for excerpts).
+    pub text: &'a [u8],
+    /// The value as written.
+    pub value: &'a [u8],
+    /// What robots.cc compares: the value cut to `[A-Za-z_-]*` (empty for `*`).
+    pub token: &'a [u8],
+    /// The line names the global group (`*`, or `*` then whitespace).
+    pub is_star: bool,
+    pub group: u32,
+}
+
+/// A run of user-agent lines and the rules that follow them, up to the next
+/// user-agent line after a rule. Groups naming the same agent are kept apart here
+/// and merged when matching, as robots.cc does.
+#[derive(Debug, Clone)]
+pub struct Group {
+    pub first_line: u32,
+    /// Last line of a directive that belongs to the group.
+    pub last_line: u32,
+    /// Indexes into [`RobotsTxt::agents`].
+    pub agents: std::ops::Range<usize>,
+    /// Indexes into [`RobotsTxt::rules`].
+    pub rules: std::ops::Range<usize>,
+    pub has_star: bool,
+    /// The first crawl-delay of the group that parses as a number of seconds.
+    pub crawl_delay: Option<f64>,
+}
+
+/// An allow or disallow line.
+#[derive(Debug, Clone)]
+pub struct Rule<'a> {
+    pub line: u32,
+    /// The whole line as the parser kept it (for excerpts).
+    pub text: &'a [u8],
+    pub kind: RuleKind,
+    /// `None` for a rule before any user-agent line: robots.cc ignores it.
+    pub group: Option<u32>,
+    /// The value as written.
+    pub value: &'a [u8],
+    /// The percent-escaped pattern robots.cc matches; its length is the priority.
+    pub pattern: Cow<'a, [u8]>,
+    pub pattern_kind: PatternKind,
+    /// For an Allow whose last segment starts with `index.htm`: the length of the
+    /// pattern prefix up to and including that '/'. robots.cc also allows
+    /// `prefix$` (the directory itself) with that priority plus one.
+    pub index_prefix: Option<usize>,
+}
+
+impl Rule<'_> {
+    pub fn has_wildcard(&self) -> bool {
+        matches!(self.pattern_kind, PatternKind::Wildcard { .. })
+    }
+
+    pub fn has_end_anchor(&self) -> bool {
+        self.pattern.last() == Some(&b'$')
+    }
+}
+
+/// A `Sitemap:` line (sitemaps belong to no group).
+#[derive(Debug, Clone)]
+pub struct Sitemap<'a> {
+    pub line: u32,
+    pub url: &'a [u8],
+}
+
+/// Directives Google ignores for matching but the census records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum OtherKey {
+    CrawlDelay,
+    RequestRate,
+    VisitTime,
+    Host,
+    CleanParam,
+    Noindex,
+    ContentSignal,
+    /// Any other key, kept verbatim in [`Other::key`].
+    Unknown,
+}
+
+impl OtherKey {
+    pub fn of(key: &[u8]) -> Self {
+        const NAMES: [(&str, OtherKey); 8] = [
+            ("crawl-delay", OtherKey::CrawlDelay),
+            ("request-rate", OtherKey::RequestRate),
+            ("visit-time", OtherKey::VisitTime),
+            ("host", OtherKey::Host),
+            ("clean-param", OtherKey::CleanParam),
+            ("noindex", OtherKey::Noindex),
+            ("content-signal", OtherKey::ContentSignal),
+            ("content-signals", OtherKey::ContentSignal),
+        ];
+        NAMES
+            .iter()
+            .find(|(name, _)| key.eq_ignore_ascii_case(name.as_bytes()))
+            .map_or(OtherKey::Unknown, |(_, k)| *k)
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OtherKey::CrawlDelay => "crawl-delay",
+            OtherKey::RequestRate => "request-rate",
+            OtherKey::VisitTime => "visit-time",
+            OtherKey::Host => "host",
+            OtherKey::CleanParam => "clean-param",
+            OtherKey::Noindex => "noindex",
+            OtherKey::ContentSignal => "content-signal",
+            OtherKey::Unknown => "unknown",
+        }
+    }
+}
+
+/// A line with a key robots.cc does not know.
+#[derive(Debug, Clone)]
+pub struct Other<'a> {
+    pub line: u32,
+    pub key: OtherKey,
+    /// The key as written.
+    pub key_text: &'a [u8],
+    pub value: &'a [u8],
+    /// The group open when the line was read, if any.
+    pub group: Option<u32>,
+}
+
+/// Facts about the body as a whole.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BodyFacts {
+    /// Length of the body given, before the 500 KiB cut.
+    pub body_len: usize,
+    /// Bytes parsed: `min(body_len, ROBOTS_PARSE_CAP)`.
+    pub parsed_len: usize,
+    pub cut_at_cap: bool,
+    pub utf8_bom: bool,
+    pub utf16_bom: bool,
+    /// The parsed bytes are valid UTF-8.
+    pub valid_utf8: bool,
+    pub has_nul: bool,
+    pub looks_like_html: bool,
+}
+
+/// Line counts of the parsed body, numbered as robots.cc numbers lines.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LineCounts {
+    pub lines: u32,
+    pub empty: u32,
+    pub comment: u32,
+    pub directive: u32,
+    pub unparsed: u32,
+}
+
+/// A parsed robots.txt. Build with [`RobotsTxt::parse`]; ask with
+/// [`RobotsTxt::verdict`].
+#[derive(Debug, Clone)]
+pub struct RobotsTxt<'a> {
+    pub facts: BodyFacts,
+    pub lines: LineCounts,
+    pub groups: Vec<Group>,
+    pub agents: Vec<AgentLine<'a>>,
+    pub rules: Vec<Rule<'a>>,
+    pub sitemaps: Vec<Sitemap<'a>>,
+    pub others: Vec<Other<'a>>,
+    pub findings: Vec<Finding<'a>>,
+}
+
+impl<'a> RobotsTxt<'a> {
+    pub fn group_agents(&self, group: &Group) -> &[AgentLine<'a>] {
+        &self.agents[group.agents.clone()]
+    }
+
+    pub fn group_rules(&self, group: &Group) -> &[Rule<'a>] {
+        &self.rules[group.rules.clone()]
+    }
+
+    /// Whether any group names `agent` explicitly (robots.cc's
+    /// `ever_seen_specific_agent`).
+    pub fn names_agent(&self, agent: &[u8]) -> bool {
+        self.agents.iter().any(|a| !a.is_star && super::agent::token_matches(a.token, agent))
+    }
+
+    pub fn has_star_group(&self) -> bool {
+        self.groups.iter().any(|g| g.has_star)
+    }
+
+    /// Rule counts: (allow, disallow) of a group.
+    pub fn rule_counts(&self, group: &Group) -> (usize, usize) {
+        let rules = self.group_rules(group);
+        let allow = rules.iter().filter(|r| r.kind == RuleKind::Allow).count();
+        (allow, rules.len() - allow)
+    }
+}

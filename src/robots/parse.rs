@@ -1,0 +1,266 @@
+//! The single pass: lines from the tokenizer in, a [`RobotsTxt`] model out.
+//!
+//! Group formation follows robots.cc's matcher state: a user-agent line opens a
+//! new group only after a rule line (sitemap, unknown keys and crawl-delay do not
+//! close a run of user-agent lines); rules before any user-agent line belong to no
+//! group. Lint checks run on each line as it passes, and on each group at the end.
+
+use crate::limits::{MAX_FINDINGS_PER_CODE, ROBOTS_PARSE_CAP};
+
+use super::agent;
+use super::lint::{self, Code, Finding};
+use super::model::{AgentLine, BodyFacts, Group, LineCounts, Other, OtherKey, RobotsTxt, Rule, RuleKind, Sitemap};
+use super::pattern::PatternKind;
+use super::tokenize::{bom_len, Directive, Key, KeySpelling, Line, LineKind, Lines};
+
+impl<'a> RobotsTxt<'a> {
+    /// Parses `body` as Google does: only its first 512,000 bytes (cut even
+    /// mid-line), then robots.cc's lexing, grouping and escaping. Never fails.
+    pub fn parse(body: &'a [u8]) -> RobotsTxt<'a> {
+        let parsed = &body[..body.len().min(ROBOTS_PARSE_CAP)];
+        let mut builder = Builder::new(body, parsed);
+        for line in Lines::new(parsed) {
+            builder.line(line);
+        }
+        builder.finish()
+    }
+}
+
+struct Builder<'a> {
+    doc: RobotsTxt<'a>,
+    /// robots.cc's `seen_separator_`: a rule followed the current group's agents.
+    after_rule: bool,
+    /// Offset of the first invalid UTF-8 byte, when the body is not UTF-8.
+    invalid_utf8_at: Option<usize>,
+    codes: Vec<Code>,
+    per_code: [u16; 64],
+}
+
+fn body_facts(body: &[u8], parsed: &[u8]) -> (BodyFacts, Option<usize>) {
+    let invalid_utf8_at = std::str::from_utf8(parsed).err().map(|e| e.valid_up_to());
+    let facts = BodyFacts {
+        body_len: body.len(),
+        parsed_len: parsed.len(),
+        cut_at_cap: body.len() > parsed.len(),
+        utf8_bom: bom_len(parsed) == 3,
+        utf16_bom: parsed.starts_with(&[0xFF, 0xFE]) || parsed.starts_with(&[0xFE, 0xFF]),
+        valid_utf8: invalid_utf8_at.is_none(),
+        has_nul: memchr::memchr(0, parsed).is_some(),
+        looks_like_html: lint::looks_like_html(parsed),
+    };
+    (facts, invalid_utf8_at)
+}
+
+impl<'a> Builder<'a> {
+    fn new(body: &'a [u8], parsed: &'a [u8]) -> Self {
+        let (facts, invalid_utf8_at) = body_facts(body, parsed);
+        let doc = RobotsTxt {
+            facts,
+            lines: LineCounts::default(),
+            groups: Vec::new(),
+            agents: Vec::new(),
+            rules: Vec::new(),
+            sitemaps: Vec::new(),
+            others: Vec::new(),
+            findings: Vec::new(),
+        };
+        let mut builder = Builder { doc, after_rule: false, invalid_utf8_at, codes: Vec::new(), per_code: [0; 64] };
+        builder.body_findings(parsed);
+        builder
+    }
+
+    fn body_findings(&mut self, parsed: &'a [u8]) {
+        let facts = self.doc.facts;
+        let excerpt = &parsed[..parsed.len().min(crate::limits::EXCERPT_LEN)];
+        let checks = [
+            (facts.cut_at_cap, Code::BodyOver500Kib),
+            (facts.utf16_bom, Code::Utf16Body),
+            (facts.looks_like_html, Code::HtmlBody),
+            (facts.utf8_bom, Code::Utf8Bom),
+        ];
+        for (hit, code) in checks {
+            if hit {
+                self.push(0, code, excerpt);
+            }
+        }
+    }
+
+    fn push(&mut self, line: u32, code: Code, excerpt: &'a [u8]) {
+        let seen = &mut self.per_code[code as usize];
+        if usize::from(*seen) < MAX_FINDINGS_PER_CODE {
+            *seen += 1;
+            self.doc.findings.push(Finding { line, code, excerpt });
+        }
+    }
+
+    fn line(&mut self, line: Line<'a>) {
+        self.doc.lines.lines = line.number;
+        self.line_findings(&line);
+        let counts = &mut self.doc.lines;
+        match line.kind {
+            LineKind::Empty => counts.empty += 1,
+            LineKind::Comment => counts.comment += 1,
+            LineKind::Unparsed => {
+                counts.unparsed += 1;
+                self.push(line.number, Code::UnparsedLine, line.text);
+            }
+            LineKind::Directive(ref d) => {
+                counts.directive += 1;
+                self.directive(line.number, line.text, d);
+            }
+        }
+    }
+
+    fn line_findings(&mut self, line: &Line<'a>) {
+        if line.too_long {
+            self.push(line.number, Code::LineTooLong, line.text);
+        }
+        if line.has_nul {
+            self.push(line.number, Code::NulByte, line.text);
+        }
+        if self.invalid_utf8_at.is_some() && std::str::from_utf8(line.text).is_err() {
+            self.push(line.number, Code::InvalidUtf8, line.text);
+        }
+    }
+
+    fn directive(&mut self, number: u32, text: &'a [u8], d: &Directive<'a>) {
+        let mut codes = std::mem::take(&mut self.codes);
+        codes.clear();
+        if d.missing_colon {
+            codes.push(Code::MissingColon);
+        }
+        match d.spelling {
+            KeySpelling::Exact => {}
+            KeySpelling::AcceptedTypo => codes.push(Code::MisspelledKey),
+            KeySpelling::Prefix => codes.push(Code::KeyPrefixOnly),
+        }
+        match d.key {
+            Key::UserAgent => self.user_agent(number, text, d.value, &mut codes),
+            Key::Allow => self.rule(number, text, RuleKind::Allow, d, &mut codes),
+            Key::Disallow => self.rule(number, text, RuleKind::Disallow, d, &mut codes),
+            Key::Sitemap => {
+                if !lint::is_absolute_sitemap_url(d.value) {
+                    codes.push(Code::SitemapNotAbsolute);
+                }
+                self.doc.sitemaps.push(Sitemap { line: number, url: d.value });
+            }
+            Key::Unknown => self.other(number, d, &mut codes),
+        }
+        for code in codes.drain(..) {
+            self.push(number, code, text);
+        }
+        self.codes = codes;
+    }
+
+    fn user_agent(&mut self, number: u32, text: &'a [u8], value: &'a [u8], codes: &mut Vec<Code>) {
+        if self.after_rule || self.doc.groups.is_empty() {
+            let (agents, rules) = (self.doc.agents.len(), self.doc.rules.len());
+            self.doc.groups.push(Group {
+                first_line: number,
+                last_line: number,
+                agents: agents..agents,
+                rules: rules..rules,
+                has_star: false,
+                crawl_delay: None,
+            });
+            self.after_rule = false;
+        }
+        lint::check_user_agent(value, codes);
+        let is_star = agent::is_star(value);
+        let group_index = self.doc.groups.len() - 1;
+        let token = if is_star { &value[..0] } else { agent::product_token(value) };
+        self.doc.agents.push(AgentLine { line: number, text, value, token, is_star, group: group_index as u32 });
+        if let Some(group) = self.doc.groups.last_mut() {
+            group.agents.end += 1;
+            group.has_star |= is_star;
+            group.last_line = number;
+        }
+    }
+
+    fn rule(&mut self, number: u32, text: &'a [u8], kind: RuleKind, d: &Directive<'a>, codes: &mut Vec<Code>) {
+        lint::check_pattern(d.value, codes);
+        let group = self.doc.groups.len().checked_sub(1).map(|g| g as u32);
+        if group.is_none() {
+            codes.push(Code::RuleOutsideGroup);
+        }
+        let index_prefix = match kind {
+            RuleKind::Allow => index_htm_prefix(&d.pattern),
+            RuleKind::Disallow => None,
+        };
+        self.doc.rules.push(Rule {
+            line: number,
+            text,
+            kind,
+            group,
+            value: d.value,
+            pattern_kind: PatternKind::of(&d.pattern),
+            pattern: d.pattern.clone(),
+            index_prefix,
+        });
+        if let Some(g) = self.doc.groups.last_mut() {
+            g.rules.end = self.doc.rules.len();
+            g.last_line = number;
+            self.after_rule = true;
+        }
+    }
+
+    fn other(&mut self, number: u32, d: &Directive<'a>, codes: &mut Vec<Code>) {
+        let key = OtherKey::of(d.key_text);
+        codes.push(if key == OtherKey::Unknown { Code::UnknownKey } else { Code::IgnoredDirective });
+        let group = self.doc.groups.len().checked_sub(1).map(|g| g as u32);
+        if key == OtherKey::CrawlDelay {
+            match lint::parse_crawl_delay(d.value) {
+                Some(seconds) => {
+                    if let Some(g) = self.doc.groups.last_mut() {
+                        g.crawl_delay.get_or_insert(seconds);
+                    }
+                }
+                None => codes.push(Code::CrawlDelayNotNumber),
+            }
+        }
+        if let Some(g) = self.doc.groups.last_mut() {
+            g.last_line = number;
+        }
+        self.doc.others.push(Other { line: number, key, key_text: d.key_text, value: d.value, group });
+    }
+
+    fn finish(mut self) -> RobotsTxt<'a> {
+        if self.invalid_utf8_at.is_some() && !self.doc.findings.iter().any(|f| f.code == Code::InvalidUtf8) {
+            // The invalid bytes sit where no line keeps them (after a NUL or the line cut).
+            let excerpt = &[][..];
+            self.push(0, Code::InvalidUtf8, excerpt);
+        }
+        self.group_findings();
+        self.doc.findings.sort_by_key(|f| f.line);
+        self.doc
+    }
+
+    fn group_findings(&mut self) {
+        let mut found = Vec::new();
+        let mut star_groups = self.doc.groups.iter().filter(|g| g.has_star);
+        if let (Some(_), Some(second)) = (star_groups.next(), star_groups.next()) {
+            let line = self.doc.group_agents(second).iter().find(|a| a.is_star).map_or(second.first_line, |a| a.line);
+            found.push((line, Code::MultipleStarGroups));
+        }
+        for group in &self.doc.groups {
+            lint::check_group(group, self.doc.group_rules(group), &mut found);
+        }
+        for (line, code) in found {
+            let excerpt = self.line_text(line);
+            self.push(line, code, excerpt);
+        }
+    }
+
+    /// The text of a user-agent or rule line, for group-level findings.
+    fn line_text(&self, line: u32) -> &'a [u8] {
+        let rule = self.doc.rules.iter().find(|r| r.line == line).map(|r| r.text);
+        rule.or_else(|| self.doc.agents.iter().find(|a| a.line == line).map(|a| a.text)).unwrap_or_default()
+    }
+}
+
+/// robots.cc's index.htm rule: an Allow whose last '/'-segment starts with
+/// `index.htm` also allows the directory (`prefix$`). Returns the prefix length.
+fn index_htm_prefix(pattern: &[u8]) -> Option<usize> {
+    let slash = memchr::memrchr(b'/', pattern)?;
+    pattern[slash..].starts_with(b"/index.htm").then_some(slash + 1)
+}

@@ -1,0 +1,156 @@
+//! Rule patterns and how they match a path: robots.cc's `Matches`, in linear time.
+//!
+//! `*` matches any run of bytes; `$` anchors only as the last byte; a pattern
+//! matches when it matches a prefix of the path. robots.cc tracks the set of
+//! reachable path positions; because `*` is the only wildcard, taking every literal
+//! segment between stars at its leftmost occurrence is equivalent, and with memmem
+//! that is linear in path + pattern whatever the pattern (`/*a*a*a*...$` included).
+
+use memchr::memmem;
+
+/// A compiled pattern: how it will be matched, decided once at parse time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PatternKind {
+    /// No `*`, no final `$`: a prefix test.
+    Prefix,
+    /// No `*`, final `$`: the path must equal the pattern without the `$`.
+    Exact,
+    /// Contains `*`.
+    Wildcard { anchored: bool },
+}
+
+impl PatternKind {
+    pub fn of(pattern: &[u8]) -> Self {
+        let anchored = pattern.last() == Some(&b'$');
+        let body = if anchored { &pattern[..pattern.len() - 1] } else { pattern };
+        match (memchr::memchr(b'*', body).is_some(), anchored) {
+            (false, false) => PatternKind::Prefix,
+            (false, true) => PatternKind::Exact,
+            (true, anchored) => PatternKind::Wildcard { anchored },
+        }
+    }
+}
+
+/// Whether `pattern` (already percent-escaped, of kind `kind`) matches `path`.
+pub fn matches(kind: PatternKind, pattern: &[u8], path: &[u8]) -> bool {
+    match kind {
+        PatternKind::Prefix => path.starts_with(pattern),
+        PatternKind::Exact => path == &pattern[..pattern.len() - 1],
+        PatternKind::Wildcard { anchored } => {
+            let body = if anchored { &pattern[..pattern.len() - 1] } else { pattern };
+            wildcard_matches(body, anchored, path)
+        }
+    }
+}
+
+/// Whether `body` followed by an end anchor (`body$`) matches `path`; used for
+/// the `prefix$` pattern robots.cc derives from an `index.htm` Allow.
+pub fn matches_anchored(body: &[u8], path: &[u8]) -> bool {
+    if memchr::memchr(b'*', body).is_some() {
+        wildcard_matches(body, true, path)
+    } else {
+        path == body
+    }
+}
+
+fn wildcard_matches(body: &[u8], anchored: bool, path: &[u8]) -> bool {
+    let mut segments = body.split(|b| *b == b'*');
+    let first = segments.next().unwrap_or_default();
+    if !path.starts_with(first) {
+        return false;
+    }
+    let mut cursor = first.len();
+    let mut last = None;
+    for segment in segments {
+        // Every segment but the last may sit anywhere after the previous one.
+        if let Some(prev) = last.replace(segment) {
+            match find_from(path, cursor, prev) {
+                Some(end) => cursor = end,
+                None => return false,
+            }
+        }
+    }
+    let last = last.unwrap_or_default();
+    if anchored {
+        path.len() >= cursor + last.len() && path.ends_with(last)
+    } else {
+        find_from(path, cursor, last).is_some()
+    }
+}
+
+/// End position of the leftmost occurrence of `needle` in `hay[from..]`.
+fn find_from(hay: &[u8], from: usize, needle: &[u8]) -> Option<usize> {
+    if needle.is_empty() {
+        return Some(from);
+    }
+    let rest = hay.get(from..)?;
+    let at = if needle.len() == 1 { memchr::memchr(needle[0], rest) } else { memmem::find(rest, needle) };
+    at.map(|i| from + i + needle.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn m(pattern: &str, path: &str) -> bool {
+        matches(PatternKind::of(pattern.as_bytes()), pattern.as_bytes(), path.as_bytes())
+    }
+
+    /// robots.cc's position-set algorithm, kept here as the specification the fast
+    /// matcher is checked against.
+    fn reference(pattern: &[u8], path: &[u8]) -> bool {
+        let mut pos = vec![0usize];
+        for (i, &c) in pattern.iter().enumerate() {
+            if c == b'$' && i + 1 == pattern.len() {
+                return pos.last() == Some(&path.len());
+            }
+            if c == b'*' {
+                pos = (pos[0]..=path.len()).collect();
+            } else {
+                pos = pos.iter().filter(|&&p| p < path.len() && path[p] == c).map(|p| p + 1).collect();
+                if pos.is_empty() {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    #[test]
+    fn rfc_2_2_3_special_characters() {
+        assert!(m("/fish", "/fish.html"));
+        assert!(!m("/fish", "/Fish.asp"));
+        assert!(m("/*.php", "/filename.php"));
+        assert!(m("/*.php", "/folder/filename.php?parameters"));
+        assert!(m("/*.php$", "/filename.php"));
+        assert!(!m("/*.php$", "/filename.php?parameters"));
+        assert!(!m("/*.php$", "/filename.php5"));
+        assert!(m("/fish*.php", "/fishheads/catfish.php?parameters"));
+        assert!(!m("/fish*.php", "/Fish.PHP"));
+        assert!(m("/$", "/"));
+        assert!(!m("/$", "/page.htm"));
+        assert!(m("*", "/anything"));
+        assert!(m("", "/anything"));
+        assert!(!m("$", "/"));
+        assert!(m("/a$b", "/a$b"));
+        assert!(m("/*$", "/x"));
+    }
+
+    #[test]
+    fn wildcard_agrees_with_robots_cc_position_sets() {
+        let patterns = ["/*a*a$", "/a*b*c", "*a*", "/a**b$", "/$$", "/*$*$", "**", "/x*", "*/a$", "/a*a*a*a$", "$*$"];
+        let paths = ["/", "/a", "/aa", "/aaa", "/abc", "/a$b", "/x/a", "/ab/c", "/$", "/aXbYc", "/$$"];
+        for pat in patterns {
+            for path in paths {
+                assert_eq!(m(pat, path), reference(pat.as_bytes(), path.as_bytes()), "{pat} vs {path}");
+            }
+        }
+    }
+
+    #[test]
+    fn adversarial_pattern_is_linear() {
+        let pattern = format!("/{}$", "*a".repeat(5_000));
+        let path = format!("/{}b", "a".repeat(200_000));
+        assert!(!m(&pattern, &path));
+    }
+}

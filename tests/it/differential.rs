@@ -1,0 +1,75 @@
+//! Differential test against Google's reference parser.
+//!
+//! `tests/oracle/answers.py` asks robots.cc (PyPI `jwm-robotstxt`) a deterministic
+//! set of (agent, URL) questions about every body of ../shared/corpus/robots; here
+//! robots-census answers the same questions from one parse per body. Verdict and
+//! deciding line must agree on every question.
+
+use std::process::Command;
+
+use robots_census::robots::{RobotsTxt, UrlPath};
+use serde_json::Value;
+
+use crate::support::{python, repo, scratch, shared, unhex};
+
+#[test]
+fn every_corpus_verdict_agrees_with_robots_cc() {
+    // ROBOTS_CENSUS_ANSWERS reuses answers from an earlier run while iterating.
+    let out = match std::env::var_os("ROBOTS_CENSUS_ANSWERS") {
+        Some(path) => path.into(),
+        None => ask_oracle(),
+    };
+
+    let answers = std::fs::read_to_string(&out).expect("read oracle answers");
+    let (mut bodies, mut questions, mut mismatches) = (0usize, 0usize, Vec::new());
+    for record in answers.lines() {
+        let record: Value = serde_json::from_str(record).expect("oracle answer line is JSON");
+        let file = record["file"].as_str().expect("file");
+        let body = std::fs::read(shared().join("corpus/robots").join(file)).expect("read corpus body");
+        let doc = RobotsTxt::parse(&body);
+        let agents: Vec<Vec<u8>> = hex_list(&record["agents"]);
+        let urls: Vec<Vec<u8>> = hex_list(&record["urls"]);
+        let paths: Vec<UrlPath<'_>> = urls.iter().map(|u| UrlPath::new(u)).collect();
+        let allowed = record["allowed"].as_str().expect("allowed").as_bytes();
+        let lines = record["lines"].as_array().expect("lines");
+        assert_eq!(allowed.len(), agents.len() * urls.len(), "{file}: answer count");
+        for (a, agent) in agents.iter().enumerate() {
+            for (u, path) in paths.iter().enumerate() {
+                let i = a * urls.len() + u;
+                let want_allowed = allowed[i] == b'1';
+                let want_line = lines[i].as_u64().expect("line");
+                let got = doc.verdict_for_path(agent, path);
+                questions += 1;
+                if got.allowed != want_allowed || u64::from(got.line) != want_line {
+                    mismatches.push(format!(
+                        "{file}: agent {:?} url {:?}: robots.cc ({want_allowed}, line {want_line}), robots-census ({}, line {})",
+                        String::from_utf8_lossy(agent),
+                        String::from_utf8_lossy(&urls[u]),
+                        got.allowed,
+                        got.line
+                    ));
+                }
+            }
+        }
+        bodies += 1;
+    }
+    eprintln!("differential: {questions} questions over {bodies} bodies, {} mismatches", mismatches.len());
+    assert!(bodies > 0 && questions > 0, "the oracle answered nothing");
+    assert!(mismatches.is_empty(), "{} mismatches, first ones:\n{}", mismatches.len(), mismatches[..mismatches.len().min(25)].join("\n"));
+}
+
+fn ask_oracle() -> std::path::PathBuf {
+    let out = scratch("differential").join("answers.jsonl");
+    let mut cmd = Command::new(python());
+    cmd.arg(repo().join("tests/oracle/answers.py")).arg(shared()).arg(&out);
+    if let Ok(limit) = std::env::var("ROBOTS_CENSUS_DIFF_LIMIT") {
+        cmd.args(["--limit", &limit]);
+    }
+    let status = cmd.status().expect("run tests/oracle/answers.py");
+    assert!(status.success(), "the oracle script failed: {status}");
+    out
+}
+
+fn hex_list(value: &Value) -> Vec<Vec<u8>> {
+    value.as_array().expect("hex list").iter().map(|v| unhex(v.as_str().expect("hex string"))).collect()
+}

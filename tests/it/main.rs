@@ -1,0 +1,4 @@
+//! End-to-end and cross-checking tests of robots-census, one binary, a module per concern.
+
+mod differential;
+mod support;
