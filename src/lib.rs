@@ -13,6 +13,8 @@
 //! The robots.txt engine in [`robots`] is a pure library with no I/O: give it bytes,
 //! get the model Google's robots.cc would build, and ask it questions.
 
+pub mod check;
+pub mod cli;
 pub mod input;
 pub mod limits;
 pub mod robots;

@@ -35,10 +35,9 @@ CAP = 512_000
 AGENTS = [
     b"Googlebot", b"Googlebot-News", b"Googlebot-Image", b"Mediapartners-Google",
     b"AdsBot-Google", b"Google-Extended", b"Bingbot", b"msnbot", b"Slurp",
-    b"DuckDuckBot", b"YandexBot", b"Baiduspider", b"GPTBot", b"ChatGPT-User",
-    b"ClaudeBot", b"anthropic-ai", b"CCBot", b"PerplexityBot", b"Bytespider",
-    b"Applebot-Extended", b"facebookexternalhit", b"*", b"", b"UnknownBot",
-    b"googlebot", b"Googlebot/2.1",
+    b"YandexBot", b"Baiduspider", b"GPTBot", b"ChatGPT-User",
+    b"ClaudeBot", b"CCBot", b"PerplexityBot", b"Bytespider",
+    b"Applebot-Extended", b"*", b"", b"UnknownBot", b"googlebot", b"Googlebot/2.1",
 ]
 
 FIXED_URLS = [
@@ -74,9 +73,11 @@ def rule_paths(body, rng, limit):
         out.append(b"https://example.com" + bare)
         out.append(b"https://example.com" + bare + b"extra/page.html?a=1")
         out.append(b"https://example.com" + bare[:-1])
-        out.append(b"https://example.com" + bare.upper())
-        out.append(b"https://example.com" + bare.replace(b"%2F", b"%2f").replace(b"%20", b" "))
-        out.append(b"https://example.com" + bare.replace(b"x", b"/deep/er/"))
+        out.append(rng.choice([
+            b"https://example.com" + bare.upper(),
+            b"https://example.com" + bare.replace(b"%2F", b"%2f").replace(b"%20", b" "),
+            b"https://example.com" + bare.replace(b"x", b"/deep/er/"),
+        ]))
     return out
 
 
@@ -88,15 +89,15 @@ def questions(rel, body, urls_dir):
     for token in UA_RE.findall(body):
         if token not in named and token not in agents:
             named.append(token)
-    agents += named[:4]
-    urls = list(FIXED_URLS)
+    agents += named[:3]
+    urls = rng.sample(FIXED_URLS, 10)
     host = os.path.basename(rel)[:-4]
     url_file = os.path.join(urls_dir, host + ".txt")
     if os.path.exists(url_file):
         with open(url_file, "rb") as f:
             real = [u.strip() for u in f if u.strip()]
-        urls += rng.sample(real, min(len(real), 4 if big else 12))
-    urls += rule_paths(body, rng, 3 if big else 12)
+        urls += rng.sample(real, min(len(real), 3 if big else 6))
+    urls += rule_paths(body, rng, 3 if big else 5)
     if big:
         agents = agents[:8] + named[:2]
     return agents, urls
