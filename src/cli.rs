@@ -1,4 +1,6 @@
-//! Command-line arguments as clap parses them; validated into a config elsewhere.
+//! Command-line arguments as clap parses them; validated into a [`crate::config::RunConfig`].
+
+use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
@@ -12,8 +14,94 @@ pub struct Args {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Stream robots.txt captures from WARC or CSV inputs into Parquet tables.
+    Run(Box<RunArgs>),
     /// Answer allow/disallow questions about one robots.txt, as Google's parser would.
     Check(crate::check::CheckArgs),
     /// Print the lint findings of one robots.txt.
     Lint(crate::check::LintArgs),
+}
+
+const RUN_AFTER_HELP: &str = "\
+Output: <OUT>/<table>/<input-part>.parquet for the tables documents, groups, rules,
+sitemaps, errors, verdicts, agents, and <OUT>/_manifests/<input-part>.json per input.
+
+Exit codes:
+  0  every input was read completely
+  1  the run finished, but some inputs or records were skipped (see the errors table)
+  2  usage error, output cannot be written, or (with --strict) anything was skipped
+  130  interrupted (Ctrl-C); completed inputs are kept, rerun with --resume";
+
+/// Arguments of `robots-census run`.
+#[derive(Debug, clap::Args)]
+#[command(after_help = RUN_AFTER_HELP)]
+pub struct RunArgs {
+    /// Input files (.warc, .warc.gz, .warc.zst, .csv, .csv.gz, .csv.zst) or directories (recursed).
+    /// The format is detected from the content.
+    pub inputs: Vec<PathBuf>,
+
+    /// Read more input paths from FILE, one per line (like Common Crawl's robotstxt.paths).
+    #[arg(long, value_name = "FILE")]
+    pub inputs_from: Option<PathBuf>,
+
+    /// Output directory.
+    #[arg(long, short, value_name = "DIR")]
+    pub out: PathBuf,
+
+    /// Worker threads (default: all cores).
+    #[arg(long, short = 'j', value_name = "N")]
+    pub threads: Option<usize>,
+
+    /// No progress bar and no summary on stderr.
+    #[arg(long, short)]
+    pub quiet: bool,
+
+    /// Skip inputs whose manifest already exists in --out (continue a killed run).
+    #[arg(long, conflicts_with = "overwrite")]
+    pub resume: bool,
+
+    /// Replace the tables of an existing --out directory.
+    #[arg(long)]
+    pub overwrite: bool,
+
+    /// Treat any skipped input or record as a failure (exit 2).
+    #[arg(long)]
+    pub strict: bool,
+
+    /// Agents to ask about: a comma list, or @FILE with one token per line
+    /// (default: the bundled list of search and AI crawlers).
+    #[arg(long, value_name = "LIST|@FILE")]
+    pub agents: Option<String>,
+
+    /// URLs to ask about, joined to documents by host: one URL per line, or a CSV with a `url` column.
+    #[arg(long, value_name = "FILE")]
+    pub urls: Option<PathBuf>,
+
+    /// Paths asked on every host, comma-separated.
+    #[arg(long, value_name = "LIST", default_value = "/")]
+    pub paths: String,
+
+    /// Keep at most N URLs per host from --urls (deterministic sample, see --seed).
+    #[arg(long, value_name = "N")]
+    pub urls_per_host: Option<usize>,
+
+    /// Seed of the per-host URL sample.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+
+    /// CSV column holding the robots.txt URL.
+    #[arg(long, default_value = "url", value_name = "NAME")]
+    pub csv_url_column: String,
+
+    /// CSV column holding the robots.txt body.
+    #[arg(long, default_value = "body", value_name = "NAME")]
+    pub csv_body_column: String,
+
+    /// CSV column holding the HTTP status (optional in the file).
+    #[arg(long, default_value = "status", value_name = "NAME")]
+    pub csv_status_column: String,
+
+    /// CSV column holding a host, standing in for the URL as https://<host>/robots.txt.
+    #[arg(long, value_name = "NAME")]
+    pub csv_host_column: Option<String>,
 }

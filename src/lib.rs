@@ -15,6 +15,11 @@
 
 pub mod check;
 pub mod cli;
+pub mod config;
 pub mod input;
 pub mod limits;
+pub mod output;
+pub mod pipeline;
+pub mod progress;
 pub mod robots;
+pub mod verdicts;

@@ -24,3 +24,11 @@ pub const EXCERPT_LEN: usize = 200;
 /// served as robots.txt would otherwise yield one finding per line; the
 /// document-level finding (`html_body`, `utf16_body`) already says it all.
 pub const MAX_FINDINGS_PER_CODE: usize = 100;
+
+/// Largest `.warc.zst` dictionary (skippable frame `0x184D2A5D`, after decompression)
+/// loaded; a larger one is reported and frames that need it fail one by one.
+pub const MAX_ZSTD_DICT_BYTES: usize = 4 * 1024 * 1024;
+
+/// Largest zstd window (log2) a frame may ask for, so a hostile frame cannot make the
+/// decoder allocate more than 8 MiB; per-record frames use far smaller windows.
+pub const ZSTD_WINDOW_LOG_MAX: u32 = 23;

@@ -3,12 +3,51 @@
 use std::process::ExitCode;
 
 use clap::Parser;
-use robots_census::cli::{Args, Command};
+use robots_census::cli::{Args, Command, RunArgs};
+use robots_census::config::RunConfig;
+use robots_census::pipeline::{self, PipelineError, INTERRUPTED};
 
 fn main() -> ExitCode {
     let args = Args::parse();
     match &args.command {
+        Command::Run(a) => run(a),
         Command::Check(a) => robots_census::check::check(a),
         Command::Lint(a) => robots_census::check::lint(a),
+    }
+}
+
+/// Exit codes of `run`: see `RUN_AFTER_HELP` in cli.rs.
+fn run(args: &RunArgs) -> ExitCode {
+    let config = match RunConfig::from_args(args) {
+        Ok(config) => config,
+        Err(e) => {
+            eprintln!("robots-census: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    if let Err(e) =
+        ctrlc::set_handler(|| INTERRUPTED.store(true, std::sync::atomic::Ordering::Relaxed))
+    {
+        eprintln!("robots-census: warning: cannot install the Ctrl-C handler: {e}");
+    }
+    match pipeline::run(&config) {
+        Ok(summary) => {
+            if !config.quiet {
+                eprint!("{}", summary.render());
+            }
+            match (summary.had_problems(), config.strict) {
+                (false, _) => ExitCode::SUCCESS,
+                (true, false) => ExitCode::from(1),
+                (true, true) => ExitCode::from(2),
+            }
+        }
+        Err(PipelineError::Interrupted) => {
+            eprintln!("robots-census: interrupted; completed inputs are kept, rerun with --resume to continue");
+            ExitCode::from(130)
+        }
+        Err(e) => {
+            eprintln!("robots-census: {e}");
+            ExitCode::from(2)
+        }
     }
 }

@@ -90,18 +90,27 @@ pub struct Finding<'a> {
 /// Case-insensitive search of `needle` in the first `window` bytes of `body`.
 fn contains_ignore_case(body: &[u8], needle: &[u8], window: usize) -> bool {
     let hay = &body[..body.len().min(window)];
-    hay.windows(needle.len()).any(|w| w.eq_ignore_ascii_case(needle))
+    hay.windows(needle.len())
+        .any(|w| w.eq_ignore_ascii_case(needle))
 }
 
 /// An HTML page served as robots.txt: it starts with '<' and carries a telling tag early.
 pub fn looks_like_html(body: &[u8]) -> bool {
-    let start = body.iter().position(|b| !b.is_ascii_whitespace() && *b != 0xEF && *b != 0xBB && *b != 0xBF);
+    let start = body
+        .iter()
+        .position(|b| !b.is_ascii_whitespace() && *b != 0xEF && *b != 0xBB && *b != 0xBF);
     let Some(start) = start else { return false };
     let body = &body[start..];
     body.first() == Some(&b'<')
-        && [&b"<html"[..], b"<!doctype html", b"<head", b"<body", b"<title"]
-            .iter()
-            .any(|tag| contains_ignore_case(body, tag, 4096))
+        && [
+            &b"<html"[..],
+            b"<!doctype html",
+            b"<head",
+            b"<body",
+            b"<title",
+        ]
+        .iter()
+        .any(|tag| contains_ignore_case(body, tag, 4096))
 }
 
 /// Whether a sitemap value is an absolute http, https or ftp URL with a host.
@@ -112,8 +121,14 @@ pub fn is_absolute_sitemap_url(url: &[u8]) -> bool {
         .map(|scheme| &url[scheme.len()..]);
     match rest {
         Some(rest) => {
-            let host_end = rest.iter().position(|b| matches!(b, b'/' | b'?' | b'#')).unwrap_or(rest.len());
-            host_end > 0 && !rest.iter().any(|b| b.is_ascii_whitespace() || b.is_ascii_control())
+            let host_end = rest
+                .iter()
+                .position(|b| matches!(b, b'/' | b'?' | b'#'))
+                .unwrap_or(rest.len());
+            host_end > 0
+                && !rest
+                    .iter()
+                    .any(|b| b.is_ascii_whitespace() || b.is_ascii_control())
         }
         None => false,
     }
@@ -156,7 +171,10 @@ pub fn check_pattern(value: &[u8], out: &mut Vec<Code>) {
 /// Pushes (line, code) pairs.
 pub fn check_group(group: &Group, rules: &[Rule<'_>], out: &mut Vec<(u32, Code)>) {
     if group.has_star {
-        if let Some(rule) = rules.iter().find(|r| r.kind == RuleKind::Disallow && &*r.pattern == b"/") {
+        if let Some(rule) = rules
+            .iter()
+            .find(|r| r.kind == RuleKind::Disallow && &*r.pattern == b"/")
+        {
             out.push((rule.line, Code::StarDisallowsAll));
         }
     }
@@ -185,7 +203,9 @@ mod tests {
     #[test]
     fn codes_are_unique_snake_case() {
         let mut names: Vec<&str> = Code::ALL.iter().map(|c| c.as_str()).collect();
-        assert!(names.iter().all(|n| n.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')));
+        assert!(names.iter().all(|n| n
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')));
         names.sort_unstable();
         names.dedup();
         assert_eq!(names.len(), Code::ALL.len());

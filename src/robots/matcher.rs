@@ -64,7 +64,10 @@ struct Best {
     rule: usize,
 }
 
-const NO_MATCH: Best = Best { priority: -1, rule: usize::MAX };
+const NO_MATCH: Best = Best {
+    priority: -1,
+    rule: usize::MAX,
+};
 
 /// Allow and disallow bests for one scope.
 #[derive(Debug, Clone, Copy)]
@@ -74,7 +77,10 @@ struct Bests {
 }
 
 impl Bests {
-    const NONE: Bests = Bests { allow: NO_MATCH, disallow: NO_MATCH };
+    const NONE: Bests = Bests {
+        allow: NO_MATCH,
+        disallow: NO_MATCH,
+    };
 
     fn any_positive(&self) -> bool {
         self.allow.priority > 0 || self.disallow.priority > 0
@@ -103,7 +109,10 @@ impl Bests {
             return;
         }
         if let Some(priority) = priority(rule, path) {
-            *best = Best { priority, rule: index };
+            *best = Best {
+                priority,
+                rule: index,
+            };
         }
     }
 }
@@ -131,7 +140,10 @@ impl<'a> RobotsTxt<'a> {
         let (mut specific, mut global) = (Bests::NONE, Bests::NONE);
         let (mut named, mut star) = (false, false);
         for group in &self.groups {
-            let names_agent = self.group_agents(group).iter().any(|a| !a.is_star && token_matches(a.token, agent));
+            let names_agent = self
+                .group_agents(group)
+                .iter()
+                .any(|a| !a.is_star && token_matches(a.token, agent));
             let bests = if names_agent {
                 named = true;
                 &mut specific
@@ -152,13 +164,74 @@ impl<'a> RobotsTxt<'a> {
         } else {
             global.any_positive() && global.disallowed()
         };
-        let deciding = if named { specific.deciding() } else { global.deciding() };
+        let deciding = if named {
+            specific.deciding()
+        } else {
+            global.deciding()
+        };
         let rule = self.rules.get(deciding.rule);
         let scope = match (named, star) {
             (true, _) => Scope::Named,
             (false, true) => Scope::Star,
             (false, false) => Scope::None,
         };
-        Verdict { allowed: !disallowed, line: rule.map_or(0, |r| r.line), rule, scope }
+        Verdict {
+            allowed: !disallowed,
+            line: rule.map_or(0, |r| r.line),
+            rule,
+            scope,
+        }
+    }
+}
+
+/// What the groups that apply to one agent say, beyond single verdicts: the
+/// basis of the `agents` table's full/partial classification.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AgentSummary {
+    pub scope: Scope,
+    /// Allow rules with a non-empty pattern in the applicable groups.
+    pub allow_rules: usize,
+    /// Disallow rules with a non-empty pattern in the applicable groups.
+    pub disallow_rules: usize,
+}
+
+impl<'a> RobotsTxt<'a> {
+    /// The rules that apply to `agent`: the groups naming it, else the `*` groups.
+    pub fn agent_summary(&self, agent: &[u8]) -> AgentSummary {
+        let named = self.names_agent(agent);
+        let applies = |group: &super::model::Group| {
+            let names = self
+                .group_agents(group)
+                .iter()
+                .any(|a| !a.is_star && token_matches(a.token, agent));
+            if named {
+                names
+            } else {
+                group.has_star
+            }
+        };
+        let (mut allow_rules, mut disallow_rules) = (0, 0);
+        for group in self.groups.iter().filter(|g| applies(g)) {
+            for rule in self
+                .group_rules(group)
+                .iter()
+                .filter(|r| !r.pattern.is_empty())
+            {
+                match rule.kind {
+                    RuleKind::Allow => allow_rules += 1,
+                    RuleKind::Disallow => disallow_rules += 1,
+                }
+            }
+        }
+        let scope = match (named, self.has_star_group()) {
+            (true, _) => Scope::Named,
+            (false, true) => Scope::Star,
+            (false, false) => Scope::None,
+        };
+        AgentSummary {
+            scope,
+            allow_rules,
+            disallow_rules,
+        }
     }
 }

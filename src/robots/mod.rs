@@ -27,6 +27,8 @@ pub mod tokenize;
 pub mod url;
 
 pub use lint::{Code, Finding, Severity};
-pub use matcher::{Scope, Verdict};
-pub use model::{AgentLine, BodyFacts, Group, LineCounts, Other, OtherKey, RobotsTxt, Rule, RuleKind, Sitemap};
+pub use matcher::{AgentSummary, Scope, Verdict};
+pub use model::{
+    AgentLine, BodyFacts, Group, LineCounts, Other, OtherKey, RobotsTxt, Rule, RuleKind, Sitemap,
+};
 pub use url::UrlPath;

@@ -204,7 +204,9 @@ impl<'a> RobotsTxt<'a> {
     /// Whether any group names `agent` explicitly (robots.cc's
     /// `ever_seen_specific_agent`).
     pub fn names_agent(&self, agent: &[u8]) -> bool {
-        self.agents.iter().any(|a| !a.is_star && super::agent::token_matches(a.token, agent))
+        self.agents
+            .iter()
+            .any(|a| !a.is_star && super::agent::token_matches(a.token, agent))
     }
 
     pub fn has_star_group(&self) -> bool {

@@ -9,7 +9,9 @@ use crate::limits::{MAX_FINDINGS_PER_CODE, ROBOTS_PARSE_CAP};
 
 use super::agent;
 use super::lint::{self, Code, Finding};
-use super::model::{AgentLine, BodyFacts, Group, LineCounts, Other, OtherKey, RobotsTxt, Rule, RuleKind, Sitemap};
+use super::model::{
+    AgentLine, BodyFacts, Group, LineCounts, Other, OtherKey, RobotsTxt, Rule, RuleKind, Sitemap,
+};
 use super::pattern::PatternKind;
 use super::tokenize::{bom_len, Directive, Key, KeySpelling, Line, LineKind, Lines};
 
@@ -64,7 +66,13 @@ impl<'a> Builder<'a> {
             others: Vec::new(),
             findings: Vec::new(),
         };
-        let mut builder = Builder { doc, after_rule: false, invalid_utf8_at, codes: Vec::new(), per_code: [0; 64] };
+        let mut builder = Builder {
+            doc,
+            after_rule: false,
+            invalid_utf8_at,
+            codes: Vec::new(),
+            per_code: [0; 64],
+        };
         builder.body_findings(parsed);
         builder
     }
@@ -89,7 +97,11 @@ impl<'a> Builder<'a> {
         let seen = &mut self.per_code[code as usize];
         if usize::from(*seen) < MAX_FINDINGS_PER_CODE {
             *seen += 1;
-            self.doc.findings.push(Finding { line, code, excerpt });
+            self.doc.findings.push(Finding {
+                line,
+                code,
+                excerpt,
+            });
         }
     }
 
@@ -142,7 +154,10 @@ impl<'a> Builder<'a> {
                 if !lint::is_absolute_sitemap_url(d.value) {
                     codes.push(Code::SitemapNotAbsolute);
                 }
-                self.doc.sitemaps.push(Sitemap { line: number, url: d.value });
+                self.doc.sitemaps.push(Sitemap {
+                    line: number,
+                    url: d.value,
+                });
             }
             Key::Unknown => self.other(number, d, &mut codes),
         }
@@ -168,8 +183,19 @@ impl<'a> Builder<'a> {
         lint::check_user_agent(value, codes);
         let is_star = agent::is_star(value);
         let group_index = self.doc.groups.len() - 1;
-        let token = if is_star { &value[..0] } else { agent::product_token(value) };
-        self.doc.agents.push(AgentLine { line: number, text, value, token, is_star, group: group_index as u32 });
+        let token = if is_star {
+            &value[..0]
+        } else {
+            agent::product_token(value)
+        };
+        self.doc.agents.push(AgentLine {
+            line: number,
+            text,
+            value,
+            token,
+            is_star,
+            group: group_index as u32,
+        });
         if let Some(group) = self.doc.groups.last_mut() {
             group.agents.end += 1;
             group.has_star |= is_star;
@@ -177,7 +203,14 @@ impl<'a> Builder<'a> {
         }
     }
 
-    fn rule(&mut self, number: u32, text: &'a [u8], kind: RuleKind, d: &Directive<'a>, codes: &mut Vec<Code>) {
+    fn rule(
+        &mut self,
+        number: u32,
+        text: &'a [u8],
+        kind: RuleKind,
+        d: &Directive<'a>,
+        codes: &mut Vec<Code>,
+    ) {
         lint::check_pattern(d.value, codes);
         let group = self.doc.groups.len().checked_sub(1).map(|g| g as u32);
         if group.is_none() {
@@ -206,7 +239,11 @@ impl<'a> Builder<'a> {
 
     fn other(&mut self, number: u32, d: &Directive<'a>, codes: &mut Vec<Code>) {
         let key = OtherKey::of(d.key_text);
-        codes.push(if key == OtherKey::Unknown { Code::UnknownKey } else { Code::IgnoredDirective });
+        codes.push(if key == OtherKey::Unknown {
+            Code::UnknownKey
+        } else {
+            Code::IgnoredDirective
+        });
         let group = self.doc.groups.len().checked_sub(1).map(|g| g as u32);
         if key == OtherKey::CrawlDelay {
             match lint::parse_crawl_delay(d.value) {
@@ -221,11 +258,23 @@ impl<'a> Builder<'a> {
         if let Some(g) = self.doc.groups.last_mut() {
             g.last_line = number;
         }
-        self.doc.others.push(Other { line: number, key, key_text: d.key_text, value: d.value, group });
+        self.doc.others.push(Other {
+            line: number,
+            key,
+            key_text: d.key_text,
+            value: d.value,
+            group,
+        });
     }
 
     fn finish(mut self) -> RobotsTxt<'a> {
-        if self.invalid_utf8_at.is_some() && !self.doc.findings.iter().any(|f| f.code == Code::InvalidUtf8) {
+        if self.invalid_utf8_at.is_some()
+            && !self
+                .doc
+                .findings
+                .iter()
+                .any(|f| f.code == Code::InvalidUtf8)
+        {
             // The invalid bytes sit where no line keeps them (after a NUL or the line cut).
             let excerpt = &[][..];
             self.push(0, Code::InvalidUtf8, excerpt);
@@ -239,7 +288,12 @@ impl<'a> Builder<'a> {
         let mut found = Vec::new();
         let mut star_groups = self.doc.groups.iter().filter(|g| g.has_star);
         if let (Some(_), Some(second)) = (star_groups.next(), star_groups.next()) {
-            let line = self.doc.group_agents(second).iter().find(|a| a.is_star).map_or(second.first_line, |a| a.line);
+            let line = self
+                .doc
+                .group_agents(second)
+                .iter()
+                .find(|a| a.is_star)
+                .map_or(second.first_line, |a| a.line);
             found.push((line, Code::MultipleStarGroups));
         }
         for group in &self.doc.groups {
@@ -253,8 +307,20 @@ impl<'a> Builder<'a> {
 
     /// The text of a user-agent or rule line, for group-level findings.
     fn line_text(&self, line: u32) -> &'a [u8] {
-        let rule = self.doc.rules.iter().find(|r| r.line == line).map(|r| r.text);
-        rule.or_else(|| self.doc.agents.iter().find(|a| a.line == line).map(|a| a.text)).unwrap_or_default()
+        let rule = self
+            .doc
+            .rules
+            .iter()
+            .find(|r| r.line == line)
+            .map(|r| r.text);
+        rule.or_else(|| {
+            self.doc
+                .agents
+                .iter()
+                .find(|a| a.line == line)
+                .map(|a| a.text)
+        })
+        .unwrap_or_default()
     }
 }
 
@@ -262,5 +328,7 @@ impl<'a> Builder<'a> {
 /// `index.htm` also allows the directory (`prefix$`). Returns the prefix length.
 fn index_htm_prefix(pattern: &[u8]) -> Option<usize> {
     let slash = memchr::memrchr(b'/', pattern)?;
-    pattern[slash..].starts_with(b"/index.htm").then_some(slash + 1)
+    pattern[slash..]
+        .starts_with(b"/index.htm")
+        .then_some(slash + 1)
 }

@@ -22,7 +22,11 @@ pub enum PatternKind {
 impl PatternKind {
     pub fn of(pattern: &[u8]) -> Self {
         let anchored = pattern.last() == Some(&b'$');
-        let body = if anchored { &pattern[..pattern.len() - 1] } else { pattern };
+        let body = if anchored {
+            &pattern[..pattern.len() - 1]
+        } else {
+            pattern
+        };
         match (memchr::memchr(b'*', body).is_some(), anchored) {
             (false, false) => PatternKind::Prefix,
             (false, true) => PatternKind::Exact,
@@ -37,7 +41,11 @@ pub fn matches(kind: PatternKind, pattern: &[u8], path: &[u8]) -> bool {
         PatternKind::Prefix => path.starts_with(pattern),
         PatternKind::Exact => path == &pattern[..pattern.len() - 1],
         PatternKind::Wildcard { anchored } => {
-            let body = if anchored { &pattern[..pattern.len() - 1] } else { pattern };
+            let body = if anchored {
+                &pattern[..pattern.len() - 1]
+            } else {
+                pattern
+            };
             wildcard_matches(body, anchored, path)
         }
     }
@@ -84,7 +92,11 @@ fn find_from(hay: &[u8], from: usize, needle: &[u8]) -> Option<usize> {
         return Some(from);
     }
     let rest = hay.get(from..)?;
-    let at = if needle.len() == 1 { memchr::memchr(needle[0], rest) } else { memmem::find(rest, needle) };
+    let at = if needle.len() == 1 {
+        memchr::memchr(needle[0], rest)
+    } else {
+        memmem::find(rest, needle)
+    };
     at.map(|i| from + i + needle.len())
 }
 
@@ -93,7 +105,11 @@ mod tests {
     use super::*;
 
     fn m(pattern: &str, path: &str) -> bool {
-        matches(PatternKind::of(pattern.as_bytes()), pattern.as_bytes(), path.as_bytes())
+        matches(
+            PatternKind::of(pattern.as_bytes()),
+            pattern.as_bytes(),
+            path.as_bytes(),
+        )
     }
 
     /// robots.cc's position-set algorithm, kept here as the specification the fast
@@ -107,7 +123,11 @@ mod tests {
             if c == b'*' {
                 pos = (pos[0]..=path.len()).collect();
             } else {
-                pos = pos.iter().filter(|&&p| p < path.len() && path[p] == c).map(|p| p + 1).collect();
+                pos = pos
+                    .iter()
+                    .filter(|&&p| p < path.len() && path[p] == c)
+                    .map(|p| p + 1)
+                    .collect();
                 if pos.is_empty() {
                     return false;
                 }
@@ -138,11 +158,29 @@ mod tests {
 
     #[test]
     fn wildcard_agrees_with_robots_cc_position_sets() {
-        let patterns = ["/*a*a$", "/a*b*c", "*a*", "/a**b$", "/$$", "/*$*$", "**", "/x*", "*/a$", "/a*a*a*a$", "$*$"];
-        let paths = ["/", "/a", "/aa", "/aaa", "/abc", "/a$b", "/x/a", "/ab/c", "/$", "/aXbYc", "/$$"];
+        let patterns = [
+            "/*a*a$",
+            "/a*b*c",
+            "*a*",
+            "/a**b$",
+            "/$$",
+            "/*$*$",
+            "**",
+            "/x*",
+            "*/a$",
+            "/a*a*a*a$",
+            "$*$",
+        ];
+        let paths = [
+            "/", "/a", "/aa", "/aaa", "/abc", "/a$b", "/x/a", "/ab/c", "/$", "/aXbYc", "/$$",
+        ];
         for pat in patterns {
             for path in paths {
-                assert_eq!(m(pat, path), reference(pat.as_bytes(), path.as_bytes()), "{pat} vs {path}");
+                assert_eq!(
+                    m(pat, path),
+                    reference(pat.as_bytes(), path.as_bytes()),
+                    "{pat} vs {path}"
+                );
             }
         }
     }

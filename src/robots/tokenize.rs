@@ -84,7 +84,10 @@ pub struct Line<'a> {
 
 /// Number of leading bytes robots.cc skips as (a prefix of) a UTF-8 BOM.
 pub fn bom_len(body: &[u8]) -> usize {
-    body.iter().zip(UTF8_BOM).take_while(|(b, m)| **b == *m).count()
+    body.iter()
+        .zip(UTF8_BOM)
+        .take_while(|(b, m)| **b == *m)
+        .count()
 }
 
 /// Iterator over the lines of a body; see the module docs.
@@ -98,7 +101,13 @@ pub struct Lines<'a> {
 
 impl<'a> Lines<'a> {
     pub fn new(body: &'a [u8]) -> Self {
-        Lines { body, pos: bom_len(body), number: 0, last_was_cr: false, done: false }
+        Lines {
+            body,
+            pos: bom_len(body),
+            number: 0,
+            last_was_cr: false,
+            done: false,
+        }
     }
 }
 
@@ -145,7 +154,15 @@ fn split_line(number: u32, offset: usize, raw: &[u8]) -> Line<'_> {
         None => (text, false),
     };
     let kind = classify(content, has_comment);
-    Line { number, offset, text, too_long, has_nul, has_comment, kind }
+    Line {
+        number,
+        offset,
+        text,
+        too_long,
+        has_nul,
+        has_comment,
+        kind,
+    }
 }
 
 /// absl::ascii_isspace: the whitespace robots.cc strips.
@@ -154,8 +171,14 @@ pub fn is_ascii_space(b: u8) -> bool {
 }
 
 pub fn trim(s: &[u8]) -> &[u8] {
-    let start = s.iter().position(|b| !is_ascii_space(*b)).unwrap_or(s.len());
-    let end = s.iter().rposition(|b| !is_ascii_space(*b)).map_or(start, |i| i + 1);
+    let start = s
+        .iter()
+        .position(|b| !is_ascii_space(*b))
+        .unwrap_or(s.len());
+    let end = s
+        .iter()
+        .rposition(|b| !is_ascii_space(*b))
+        .map_or(start, |i| i + 1);
     &s[start..end.max(start)]
 }
 
@@ -167,7 +190,11 @@ fn is_blank(b: u8) -> bool {
 fn classify(content: &[u8], has_comment: bool) -> LineKind<'_> {
     let line = trim(content);
     if line.is_empty() {
-        return if has_comment { LineKind::Comment } else { LineKind::Empty };
+        return if has_comment {
+            LineKind::Comment
+        } else {
+            LineKind::Empty
+        };
     }
     let (sep, missing_colon) = match memchr::memchr(b':', line) {
         Some(i) => (i, false),
@@ -177,7 +204,10 @@ fn classify(content: &[u8], has_comment: bool) -> LineKind<'_> {
             let Some(i) = line.iter().position(|b| is_blank(*b)) else {
                 return LineKind::Unparsed;
             };
-            let value_start = line[i..].iter().position(|b| !is_blank(*b)).map_or(line.len(), |j| i + j);
+            let value_start = line[i..]
+                .iter()
+                .position(|b| !is_blank(*b))
+                .map_or(line.len(), |j| i + j);
             if line[value_start..].iter().any(|b| is_blank(*b)) {
                 return LineKind::Unparsed;
             }
@@ -194,7 +224,14 @@ fn classify(content: &[u8], has_comment: bool) -> LineKind<'_> {
         Key::UserAgent | Key::Sitemap => Cow::Borrowed(value),
         Key::Allow | Key::Disallow | Key::Unknown => escape_pattern(value),
     };
-    LineKind::Directive(Directive { key, key_text, spelling, value, pattern, missing_colon })
+    LineKind::Directive(Directive {
+        key,
+        key_text,
+        spelling,
+        value,
+        pattern,
+        missing_colon,
+    })
 }
 
 fn starts_with_ignore_case(s: &[u8], prefix: &str) -> bool {
@@ -214,12 +251,20 @@ pub fn parse_key(key: &[u8]) -> (Key, KeySpelling) {
     const KEYS: [(Key, &str, &[&str]); 4] = [
         (Key::UserAgent, "user-agent", &["useragent", "user agent"]),
         (Key::Allow, "allow", &[]),
-        (Key::Disallow, "disallow", &["dissallow", "dissalow", "disalow", "diasllow", "disallaw"]),
+        (
+            Key::Disallow,
+            "disallow",
+            &["dissallow", "dissalow", "disalow", "diasllow", "disallaw"],
+        ),
         (Key::Sitemap, "sitemap", &["site-map"]),
     ];
     for (kind, name, typos) in KEYS {
         if let Some(exact) = match_names(key, &[name]) {
-            let spelling = if exact { KeySpelling::Exact } else { KeySpelling::Prefix };
+            let spelling = if exact {
+                KeySpelling::Exact
+            } else {
+                KeySpelling::Prefix
+            };
             return (kind, spelling);
         }
         if match_names(key, typos).is_some() {
@@ -256,7 +301,11 @@ pub fn escape_pattern(src: &[u8]) -> Cow<'_, [u8]> {
     let mut i = 0;
     while i < src.len() {
         if is_escape(i) {
-            out.extend_from_slice(&[b'%', src[i + 1].to_ascii_uppercase(), src[i + 2].to_ascii_uppercase()]);
+            out.extend_from_slice(&[
+                b'%',
+                src[i + 1].to_ascii_uppercase(),
+                src[i + 2].to_ascii_uppercase(),
+            ]);
             i += 3;
         } else {
             let b = src[i];
@@ -289,7 +338,10 @@ mod tests {
     #[test]
     fn google_line_endings_cr_lf_crlf_and_final_line() {
         let ls = lines(b"a:1\rb:2\nc:3\r\nd:4");
-        assert_eq!(ls.iter().map(|l| l.number).collect::<Vec<_>>(), [1, 2, 3, 4]);
+        assert_eq!(
+            ls.iter().map(|l| l.number).collect::<Vec<_>>(),
+            [1, 2, 3, 4]
+        );
         assert_eq!(ls[3].text, b"d:4");
         // A trailing newline still yields an (empty) final line, as robots.cc counts.
         assert_eq!(lines(b"a:1\n").len(), 2);
@@ -315,7 +367,10 @@ mod tests {
         let ls = lines(&body);
         assert!(ls[0].too_long);
         assert_eq!(ls[0].text.len(), MAX_LINE_LEN);
-        assert_eq!(directive(&ls[0]).value.len(), MAX_LINE_LEN - "Disallow: ".len());
+        assert_eq!(
+            directive(&ls[0]).value.len(),
+            MAX_LINE_LEN - "Disallow: ".len()
+        );
     }
 
     #[test]
@@ -347,16 +402,37 @@ mod tests {
 
     #[test]
     fn google_keys_by_prefix_and_typos() {
-        assert_eq!(parse_key(b"USER-AGENT"), (Key::UserAgent, KeySpelling::Exact));
-        assert_eq!(parse_key(b"useragent"), (Key::UserAgent, KeySpelling::AcceptedTypo));
-        assert_eq!(parse_key(b"user agent"), (Key::UserAgent, KeySpelling::AcceptedTypo));
-        assert_eq!(parse_key(b"Disallowed"), (Key::Disallow, KeySpelling::Prefix));
+        assert_eq!(
+            parse_key(b"USER-AGENT"),
+            (Key::UserAgent, KeySpelling::Exact)
+        );
+        assert_eq!(
+            parse_key(b"useragent"),
+            (Key::UserAgent, KeySpelling::AcceptedTypo)
+        );
+        assert_eq!(
+            parse_key(b"user agent"),
+            (Key::UserAgent, KeySpelling::AcceptedTypo)
+        );
+        assert_eq!(
+            parse_key(b"Disallowed"),
+            (Key::Disallow, KeySpelling::Prefix)
+        );
         for typo in ["dissallow", "dissalow", "disalow", "diasllow", "disallaw"] {
-            assert_eq!(parse_key(typo.as_bytes()), (Key::Disallow, KeySpelling::AcceptedTypo));
+            assert_eq!(
+                parse_key(typo.as_bytes()),
+                (Key::Disallow, KeySpelling::AcceptedTypo)
+            );
         }
-        assert_eq!(parse_key(b"site-map"), (Key::Sitemap, KeySpelling::AcceptedTypo));
+        assert_eq!(
+            parse_key(b"site-map"),
+            (Key::Sitemap, KeySpelling::AcceptedTypo)
+        );
         assert_eq!(parse_key(b"Allow"), (Key::Allow, KeySpelling::Exact));
-        assert_eq!(parse_key(b"crawl-delay"), (Key::Unknown, KeySpelling::Exact));
+        assert_eq!(
+            parse_key(b"crawl-delay"),
+            (Key::Unknown, KeySpelling::Exact)
+        );
     }
 
     #[test]

@@ -30,7 +30,10 @@ impl<'a> UrlPath<'a> {
 }
 
 fn find_any(hay: &[u8], from: usize, set: &[u8]) -> Option<usize> {
-    hay.get(from..)?.iter().position(|b| set.contains(b)).map(|i| i + from)
+    hay.get(from..)?
+        .iter()
+        .position(|b| set.contains(b))
+        .map(|i| i + from)
 }
 
 /// robots.cc's `GetPathParamsQuery`.
@@ -82,8 +85,14 @@ mod tests {
         assert_eq!(p("http://www.example.com/"), "/");
         assert_eq!(p("http://www.example.com/a"), "/a");
         assert_eq!(p("http://www.example.com/a/"), "/a/");
-        assert_eq!(p("http://www.example.com/a/b?c=http://d.e/"), "/a/b?c=http://d.e/");
-        assert_eq!(p("http://www.example.com/a/b?c=d&e=f#fragment"), "/a/b?c=d&e=f");
+        assert_eq!(
+            p("http://www.example.com/a/b?c=http://d.e/"),
+            "/a/b?c=http://d.e/"
+        );
+        assert_eq!(
+            p("http://www.example.com/a/b?c=d&e=f#fragment"),
+            "/a/b?c=d&e=f"
+        );
         assert_eq!(p("example.com"), "/");
         assert_eq!(p("example.com/"), "/");
         assert_eq!(p("example.com/a"), "/a");

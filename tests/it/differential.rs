@@ -25,14 +25,19 @@ fn every_corpus_verdict_agrees_with_robots_cc() {
     for record in answers.lines() {
         let record: Value = serde_json::from_str(record).expect("oracle answer line is JSON");
         let file = record["file"].as_str().expect("file");
-        let body = std::fs::read(shared().join("corpus/robots").join(file)).expect("read corpus body");
+        let body =
+            std::fs::read(shared().join("corpus/robots").join(file)).expect("read corpus body");
         let doc = RobotsTxt::parse(&body);
         let agents: Vec<Vec<u8>> = hex_list(&record["agents"]);
         let urls: Vec<Vec<u8>> = hex_list(&record["urls"]);
         let paths: Vec<UrlPath<'_>> = urls.iter().map(|u| UrlPath::new(u)).collect();
         let allowed = record["allowed"].as_str().expect("allowed").as_bytes();
         let lines = record["lines"].as_array().expect("lines");
-        assert_eq!(allowed.len(), agents.len() * urls.len(), "{file}: answer count");
+        assert_eq!(
+            allowed.len(),
+            agents.len() * urls.len(),
+            "{file}: answer count"
+        );
         for (a, agent) in agents.iter().enumerate() {
             for (u, path) in paths.iter().enumerate() {
                 let i = a * urls.len() + u;
@@ -53,15 +58,25 @@ fn every_corpus_verdict_agrees_with_robots_cc() {
         }
         bodies += 1;
     }
-    eprintln!("differential: {questions} questions over {bodies} bodies, {} mismatches", mismatches.len());
+    eprintln!(
+        "differential: {questions} questions over {bodies} bodies, {} mismatches",
+        mismatches.len()
+    );
     assert!(bodies > 0 && questions > 0, "the oracle answered nothing");
-    assert!(mismatches.is_empty(), "{} mismatches, first ones:\n{}", mismatches.len(), mismatches[..mismatches.len().min(25)].join("\n"));
+    assert!(
+        mismatches.is_empty(),
+        "{} mismatches, first ones:\n{}",
+        mismatches.len(),
+        mismatches[..mismatches.len().min(25)].join("\n")
+    );
 }
 
 fn ask_oracle() -> std::path::PathBuf {
     let out = scratch("differential").join("answers.jsonl");
     let mut cmd = Command::new(python());
-    cmd.arg(repo().join("tests/oracle/answers.py")).arg(shared()).arg(&out);
+    cmd.arg(repo().join("tests/oracle/answers.py"))
+        .arg(shared())
+        .arg(&out);
     if let Ok(limit) = std::env::var("ROBOTS_CENSUS_DIFF_LIMIT") {
         cmd.args(["--limit", &limit]);
     }
@@ -71,5 +86,10 @@ fn ask_oracle() -> std::path::PathBuf {
 }
 
 fn hex_list(value: &Value) -> Vec<Vec<u8>> {
-    value.as_array().expect("hex list").iter().map(|v| unhex(v.as_str().expect("hex string"))).collect()
+    value
+        .as_array()
+        .expect("hex list")
+        .iter()
+        .map(|v| unhex(v.as_str().expect("hex string")))
+        .collect()
 }

@@ -10,7 +10,10 @@ pub fn repo() -> PathBuf {
 /// `../shared`, the corpus beside the repository (CI has it there too).
 pub fn shared() -> PathBuf {
     let dir = repo().join("../shared");
-    assert!(dir.join("corpus").is_dir(), "../shared/corpus is missing beside the repository");
+    assert!(
+        dir.join("corpus").is_dir(),
+        "../shared/corpus is missing beside the repository"
+    );
     dir
 }
 
@@ -19,7 +22,11 @@ pub fn python() -> PathBuf {
     let python = std::env::var_os("ROBOTS_CENSUS_PYTHON")
         .map(PathBuf::from)
         .unwrap_or_else(|| repo().join(".venv/bin/python"));
-    assert!(python.exists(), "{} not found: run `make venv` (or set ROBOTS_CENSUS_PYTHON)", python.display());
+    assert!(
+        python.exists(),
+        "{} not found: run `make venv` (or set ROBOTS_CENSUS_PYTHON)",
+        python.display()
+    );
     python
 }
 
@@ -32,5 +39,7 @@ pub fn scratch(name: &str) -> PathBuf {
 }
 
 pub fn unhex(s: &str) -> Vec<u8> {
-    (0..s.len() / 2).map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).expect("hex")).collect()
+    (0..s.len() / 2)
+        .map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).expect("hex"))
+        .collect()
 }

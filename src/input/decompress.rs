@@ -1,0 +1,788 @@
+//! Decompression: raw file bytes in, one decompressed byte stream out.
+//!
+//! Three sources behind one [`Decoded`] trait: plain bytes, a multi-member gzip stream
+//! and a sequence of zstd frames. Both compressed sources remember where each member /
+//! frame starts and ends in the file and in the decompressed stream (a small ring of
+//! [`Unit`]s), so the WARC reader can tell the pipeline which file bytes re-fetch a record.
+//!
+//! A corrupt member or frame is a *break*: `read_into` returns `Err(problem)` once, after
+//! the source has resynchronised at the next member/frame magic; the next call goes on
+//! with the data after it. [`Buffered`] turns the break into a temporary end of data that
+//! the record reader acknowledges with [`Buffered::take_break`], so the bytes before the
+//! break are never mixed with the bytes after it.
+
+use std::collections::VecDeque;
+use std::io::Read;
+
+use flate2::{Crc, Decompress, FlushDecompress, Status};
+use zstd::stream::raw::{DParameter, InBuffer, Operation, OutBuffer};
+
+use super::detect::{self, Compression};
+use super::error::InputError;
+use super::InputProblem;
+use crate::limits::{MAX_HEADER_BYTES, MAX_ZSTD_DICT_BYTES, ZSTD_WINDOW_LOG_MAX};
+
+/// Normal size of every read buffer.
+pub(crate) const BUF_SIZE: usize = 64 * 1024;
+/// A buffer grows up to this to hold a whole header block contiguously.
+pub(crate) const BUF_MAX: usize = MAX_HEADER_BYTES + BUF_SIZE;
+/// Longest gzip header (FEXTRA + FNAME + FCOMMENT) accepted before the member is corrupt.
+const GZIP_HEADER_MAX: usize = 64 * 1024;
+/// Members/frames remembered for offset look-ups: enough for a full read-ahead of tiny
+/// members, small enough to stay bounded.
+const UNIT_RING: usize = 4096;
+
+/// A producer of bytes; `Err` is a break (reported once, reading may go on after it).
+pub(crate) trait Source: Send {
+    fn read_into(&mut self, out: &mut [u8]) -> Result<usize, InputProblem>;
+}
+
+/// A decompressed stream with the file positions of its members/frames.
+pub(crate) trait Decoded: Source {
+    /// Compressed bytes consumed so far.
+    fn compressed_pos(&self) -> u64;
+    /// For a record spanning `[dstart, dend)` of the decompressed stream: the file offset
+    /// of the member/frame starting exactly at `dstart`, and the file length up to the end
+    /// of the member/frame ending exactly at `dend` (0 when none ends there).
+    fn span(&self, dstart: u64, dend: u64) -> Option<(u64, u64)>;
+    /// True when the stream is the file itself (offsets are file offsets).
+    fn is_plain(&self) -> bool;
+}
+
+/// The decompressed stream the record readers consume.
+pub(crate) type Stream = Buffered<Box<dyn Decoded>>;
+
+impl Source for Box<dyn Decoded> {
+    fn read_into(&mut self, out: &mut [u8]) -> Result<usize, InputProblem> {
+        (**self).read_into(out)
+    }
+}
+
+/// Any `Read` as a [`Source`]; an I/O error is reported once, then the source is at end.
+pub(crate) struct ReadSource {
+    reader: Box<dyn Read + Send>,
+    pos: u64,
+    dead: bool,
+}
+
+impl Source for ReadSource {
+    fn read_into(&mut self, out: &mut [u8]) -> Result<usize, InputProblem> {
+        if self.dead {
+            return Ok(0);
+        }
+        loop {
+            match self.reader.read(out) {
+                Ok(n) => {
+                    let n = n.min(out.len());
+                    self.pos += n as u64;
+                    return Ok(n);
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    // A failing disk or a network file system: report once, stop reading.
+                    self.dead = true;
+                    return Err(InputError::Unreadable(e.to_string()).at(self.pos));
+                }
+            }
+        }
+    }
+}
+
+/// A refillable window over a [`Source`], like `BufReader` but able to guarantee a
+/// minimum of contiguous bytes (a header block) and to hold a break until acknowledged.
+pub(crate) struct Buffered<S> {
+    src: S,
+    buf: Vec<u8>,
+    start: usize,
+    end: usize,
+    /// Stream offset of `buf[start]`.
+    pos: u64,
+    eof: bool,
+    brk: Option<InputProblem>,
+}
+
+impl<S: Source> Buffered<S> {
+    pub(crate) fn new(src: S) -> Self {
+        Self {
+            src,
+            buf: Vec::new(),
+            start: 0,
+            end: 0,
+            pos: 0,
+            eof: false,
+            brk: None,
+        }
+    }
+
+    /// Makes at least `want` bytes available (capped at [`BUF_MAX`]) unless the source
+    /// ends or breaks first; returns what is available.
+    pub(crate) fn fill(&mut self, want: usize) -> &[u8] {
+        let want = want.min(BUF_MAX);
+        while self.end - self.start < want && !self.eof && self.brk.is_none() {
+            if self.end == self.buf.len() || self.buf.len() - self.start < want {
+                self.buf.copy_within(self.start..self.end, 0);
+                self.end -= self.start;
+                self.start = 0;
+                let need = want.max(BUF_SIZE);
+                if self.buf.len() < need {
+                    self.buf.resize(need, 0);
+                }
+            }
+            match self.src.read_into(&mut self.buf[self.end..]) {
+                Ok(0) => self.eof = true,
+                Ok(n) => self.end = (self.end + n).min(self.buf.len()),
+                Err(p) => self.brk = Some(p),
+            }
+        }
+        &self.buf[self.start..self.end]
+    }
+
+    /// The bytes available without reading.
+    pub(crate) fn avail(&self) -> &[u8] {
+        &self.buf[self.start..self.end]
+    }
+
+    pub(crate) fn consume(&mut self, n: usize) {
+        let n = n.min(self.end - self.start);
+        self.start += n;
+        self.pos += n as u64;
+    }
+
+    /// Stream offset of the next unconsumed byte.
+    pub(crate) fn pos(&self) -> u64 {
+        self.pos
+    }
+
+    /// True when no byte is left and the source ended (not a break).
+    pub(crate) fn at_eof(&self) -> bool {
+        self.start == self.end && self.eof && self.brk.is_none()
+    }
+
+    /// The pending break, once every byte before it was consumed; reading resumes after.
+    pub(crate) fn take_break(&mut self) -> Option<InputProblem> {
+        if self.start == self.end {
+            self.brk.take()
+        } else {
+            None
+        }
+    }
+
+    pub(crate) fn source(&self) -> &S {
+        &self.src
+    }
+}
+
+/// One gzip member or zstd frame: where it lies in the file and in the stream.
+#[derive(Debug, Clone, Copy)]
+struct Unit {
+    dstart: u64,
+    dend: u64,
+    cstart: u64,
+    cend: u64,
+}
+
+/// The most recent members/frames, oldest dropped first.
+#[derive(Default)]
+struct Units {
+    ring: VecDeque<Unit>,
+}
+
+impl Units {
+    fn open(&mut self, dstart: u64, cstart: u64) {
+        if self.ring.len() == UNIT_RING {
+            self.ring.pop_front();
+        }
+        self.ring.push_back(Unit {
+            dstart,
+            dend: u64::MAX,
+            cstart,
+            cend: u64::MAX,
+        });
+    }
+
+    fn close(&mut self, dend: u64, cend: u64) {
+        if let Some(u) = self.ring.back_mut() {
+            u.dend = dend;
+            u.cend = cend;
+        }
+    }
+
+    fn span(&self, dstart: u64, dend: u64) -> Option<(u64, u64)> {
+        // Empty members share their offset with a neighbour; the record lives in the
+        // non-empty one.
+        let first = self
+            .ring
+            .iter()
+            .find(|u| u.dstart == dstart && u.dend > dstart)?;
+        let len = self
+            .ring
+            .iter()
+            .find(|u| u.dend == dend && u.dend > u.dstart && u.cend != u64::MAX)
+            .map_or(0, |u| u.cend.saturating_sub(first.cstart));
+        Some((first.cstart, len))
+    }
+}
+
+/// Opens the raw stream, sniffs the compression and returns the decompressed stream.
+pub(crate) fn open_stream(
+    reader: Box<dyn Read + Send>,
+    name_hint: &str,
+) -> Result<Stream, InputProblem> {
+    let mut raw = Buffered::new(ReadSource {
+        reader,
+        pos: 0,
+        dead: false,
+    });
+    let head = raw.fill(detect::MAGIC_LEN);
+    let compression = detect::compression(head, name_hint);
+    if raw.avail().is_empty() {
+        if let Some(p) = raw.take_break() {
+            return Err(p);
+        }
+    }
+    let decoded: Box<dyn Decoded> = match compression {
+        Compression::None => Box::new(PlainSource { inner: raw }),
+        Compression::Gzip => Box::new(GzipSource::new(raw)),
+        Compression::Zstd => Box::new(ZstdSource::new(raw)?),
+        Compression::Unsupported(name) => {
+            return Err(
+                InputError::Unsupported(format!("{name} compression is not supported")).at(0),
+            )
+        }
+    };
+    Ok(Buffered::new(decoded))
+}
+
+/// Uncompressed input.
+struct PlainSource {
+    inner: Buffered<ReadSource>,
+}
+
+impl Source for PlainSource {
+    fn read_into(&mut self, out: &mut [u8]) -> Result<usize, InputProblem> {
+        let avail = self.inner.fill(1);
+        if avail.is_empty() {
+            return self.inner.take_break().map_or(Ok(0), Err);
+        }
+        let n = avail.len().min(out.len());
+        out[..n].copy_from_slice(&avail[..n]);
+        self.inner.consume(n);
+        Ok(n)
+    }
+}
+
+impl Decoded for PlainSource {
+    fn compressed_pos(&self) -> u64 {
+        self.inner.pos()
+    }
+    fn span(&self, _: u64, _: u64) -> Option<(u64, u64)> {
+        None
+    }
+    fn is_plain(&self) -> bool {
+        true
+    }
+}
+
+/// Result of parsing a gzip member header from the bytes at hand.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum GzipHeader {
+    /// The header is this many bytes long.
+    Complete(usize),
+    /// More bytes are needed to decide.
+    NeedMore,
+    /// Not a gzip header.
+    Bad(&'static str),
+}
+
+/// Parses an RFC 1952 member header (magic, CM=8, flags, MTIME, XFL, OS, then FEXTRA,
+/// FNAME, FCOMMENT, FHCRC when flagged). Never reads past `b`.
+pub(crate) fn parse_gzip_header(b: &[u8]) -> GzipHeader {
+    const FHCRC: u8 = 2;
+    const FEXTRA: u8 = 4;
+    const FNAME: u8 = 8;
+    const FCOMMENT: u8 = 16;
+    for (i, want) in [0x1f_u8, 0x8b, 8].iter().enumerate() {
+        match b.get(i) {
+            None => return GzipHeader::NeedMore,
+            Some(x) if x != want => {
+                return GzipHeader::Bad(if i < 2 {
+                    "no gzip magic"
+                } else {
+                    "not deflate"
+                })
+            }
+            Some(_) => {}
+        }
+    }
+    let Some(&flags) = b.get(3) else {
+        return GzipHeader::NeedMore;
+    };
+    if flags & 0xe0 != 0 {
+        return GzipHeader::Bad("reserved header flags set");
+    }
+    let mut i = 10;
+    if flags & FEXTRA != 0 {
+        let (Some(&lo), Some(&hi)) = (b.get(i), b.get(i + 1)) else {
+            return GzipHeader::NeedMore;
+        };
+        i += 2 + usize::from(u16::from_le_bytes([lo, hi]));
+    }
+    for flag in [FNAME, FCOMMENT] {
+        if flags & flag != 0 {
+            match b.get(i..).and_then(|rest| memchr::memchr(0, rest)) {
+                Some(nul) => i += nul + 1,
+                None => return GzipHeader::NeedMore,
+            }
+        }
+    }
+    if flags & FHCRC != 0 {
+        i += 2;
+    }
+    if b.len() < i {
+        GzipHeader::NeedMore
+    } else {
+        GzipHeader::Complete(i)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum GzState {
+    Header,
+    Body,
+    Trailer,
+    Done,
+}
+
+/// A stream of gzip members, decoded with one reused raw-deflate `Decompress`.
+struct GzipSource {
+    inb: Buffered<ReadSource>,
+    dec: Decompress,
+    crc: Crc,
+    state: GzState,
+    units: Units,
+    /// Decompressed bytes produced so far (the stream offset of the next byte).
+    out_pos: u64,
+    member_cstart: u64,
+    member_out: u64,
+}
+
+impl GzipSource {
+    fn new(inb: Buffered<ReadSource>) -> Self {
+        Self {
+            inb,
+            dec: Decompress::new(false),
+            crc: Crc::new(),
+            state: GzState::Header,
+            units: Units::default(),
+            out_pos: 0,
+            member_cstart: 0,
+            member_out: 0,
+        }
+    }
+
+    /// Skips to the next `1f 8b 08` (or the end); returns the bytes skipped.
+    fn resync(&mut self) -> u64 {
+        resync_at(&mut self.inb, &[0x1f, 0x8b, 0x08])
+    }
+
+    /// The file ended (or failed) where a member header could start.
+    fn end_of_input(&mut self) -> Result<usize, InputProblem> {
+        self.state = GzState::Done;
+        self.inb.take_break().map_or(Ok(0), Err)
+    }
+
+    /// The file ended inside the current member.
+    fn truncated(&mut self) -> Result<usize, InputProblem> {
+        self.units.close(self.out_pos, self.inb.pos());
+        self.state = GzState::Done;
+        let p = self.inb.take_break();
+        Err(p.unwrap_or_else(|| InputError::GzipTruncatedMember.at(self.member_cstart)))
+    }
+
+    fn corrupt(&mut self, why: String) -> Result<usize, InputProblem> {
+        self.units.close(self.out_pos, self.inb.pos());
+        let skipped = self.resync();
+        self.state = GzState::Header;
+        let msg = format!("{why}; skipped {skipped} bytes to the next member");
+        Err(InputError::GzipCorruptMember(msg).at(self.member_cstart))
+    }
+
+    fn read_header(&mut self) -> Result<usize, InputProblem> {
+        let mut want = 10;
+        loop {
+            let head = self.inb.fill(want);
+            if head.is_empty() {
+                return self.end_of_input();
+            }
+            let have = head.len();
+            match parse_gzip_header(head) {
+                GzipHeader::Complete(len) => {
+                    self.member_cstart = self.inb.pos();
+                    self.units.open(self.out_pos, self.member_cstart);
+                    self.inb.consume(len);
+                    self.dec.reset(false);
+                    self.crc.reset();
+                    self.member_out = 0;
+                    self.state = GzState::Body;
+                    return Ok(0);
+                }
+                GzipHeader::NeedMore if have < want => {
+                    self.member_cstart = self.inb.pos();
+                    return self.truncated();
+                }
+                GzipHeader::NeedMore if have >= GZIP_HEADER_MAX => {
+                    self.member_cstart = self.inb.pos();
+                    self.inb.consume(1);
+                    return self.corrupt("gzip header too long".to_owned());
+                }
+                GzipHeader::NeedMore => want = (have + 1024).min(GZIP_HEADER_MAX),
+                GzipHeader::Bad(why) => {
+                    let at = self.inb.pos();
+                    // Step over the bad byte so the scan cannot find the same spot again.
+                    self.inb.consume(1);
+                    let skipped = 1 + self.resync();
+                    let e = if why == "no gzip magic" {
+                        InputError::GzipJunk(skipped)
+                    } else {
+                        InputError::GzipCorruptMember(format!("{why}; skipped {skipped} bytes"))
+                    };
+                    return Err(e.at(at));
+                }
+            }
+        }
+    }
+
+    fn read_body(&mut self, out: &mut [u8]) -> Result<usize, InputProblem> {
+        let avail = self.inb.fill(1);
+        if avail.is_empty() {
+            return self.truncated();
+        }
+        let (in0, out0) = (self.dec.total_in(), self.dec.total_out());
+        let res = self.dec.decompress(avail, out, FlushDecompress::None);
+        let used = (self.dec.total_in() - in0) as usize;
+        let produced = ((self.dec.total_out() - out0) as usize).min(out.len());
+        self.inb.consume(used);
+        self.crc.update(&out[..produced]);
+        self.out_pos += produced as u64;
+        self.member_out += produced as u64;
+        match res {
+            Ok(Status::StreamEnd) => self.state = GzState::Trailer,
+            Ok(_) if used == 0 && produced == 0 => {
+                return self.corrupt("deflate stream makes no progress".to_owned())
+            }
+            Ok(_) => {}
+            Err(e) => return self.corrupt(e.to_string()),
+        }
+        Ok(produced)
+    }
+
+    fn read_trailer(&mut self) -> Result<usize, InputProblem> {
+        let t = self.inb.fill(8);
+        let (Some(crc), Some(size)) = (t.get(0..4), t.get(4..8)) else {
+            return self.truncated();
+        };
+        let crc_ok = crc == self.crc.sum().to_le_bytes();
+        // ISIZE is the size modulo 2^32.
+        let size_ok = size == (self.member_out as u32).to_le_bytes();
+        self.inb.consume(8);
+        self.units.close(self.out_pos, self.inb.pos());
+        self.state = GzState::Header;
+        if crc_ok && size_ok {
+            Ok(0)
+        } else {
+            let msg = "CRC32 or size trailer does not match the data".to_owned();
+            Err(InputError::GzipCorruptMember(msg).at(self.member_cstart))
+        }
+    }
+}
+
+impl Source for GzipSource {
+    fn read_into(&mut self, out: &mut [u8]) -> Result<usize, InputProblem> {
+        if out.is_empty() {
+            return Ok(0);
+        }
+        loop {
+            let n = match self.state {
+                GzState::Done => return Ok(0),
+                GzState::Header => self.read_header()?,
+                GzState::Body => self.read_body(out)?,
+                GzState::Trailer => self.read_trailer()?,
+            };
+            if n > 0 {
+                return Ok(n);
+            }
+        }
+    }
+}
+
+impl Decoded for GzipSource {
+    fn compressed_pos(&self) -> u64 {
+        self.inb.pos()
+    }
+    fn span(&self, dstart: u64, dend: u64) -> Option<(u64, u64)> {
+        self.units.span(dstart, dend)
+    }
+    fn is_plain(&self) -> bool {
+        false
+    }
+}
+
+/// Consumes bytes up to the next occurrence of `magic` (or to the end); returns how many.
+fn resync_at(inb: &mut Buffered<ReadSource>, magic: &[u8]) -> u64 {
+    let mut skipped = 0u64;
+    loop {
+        let avail = inb.fill(magic.len());
+        if avail.len() < magic.len() {
+            let n = avail.len();
+            inb.consume(n);
+            return skipped + n as u64;
+        }
+        match memchr::memmem::find(avail, magic) {
+            Some(k) => {
+                inb.consume(k);
+                return skipped + k as u64;
+            }
+            None => {
+                // Keep the tail: the magic may straddle the refill.
+                let k = avail.len() + 1 - magic.len();
+                inb.consume(k);
+                skipped += k as u64;
+            }
+        }
+    }
+}
+
+const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
+const ZSTD_DICT_FRAME: u32 = 0x184D_2A5D;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ZState {
+    FrameStart,
+    Frame,
+    Done,
+}
+
+/// A sequence of zstd frames (one per record in `.warc.zst`), with the optional
+/// dictionary skippable frame loaded into the decoder.
+struct ZstdSource {
+    inb: Buffered<ReadSource>,
+    dec: zstd::stream::raw::Decoder<'static>,
+    state: ZState,
+    units: Units,
+    out_pos: u64,
+    frame_cstart: u64,
+    dict: Vec<u8>,
+}
+
+fn zstd_decoder(dict: &[u8]) -> std::io::Result<zstd::stream::raw::Decoder<'static>> {
+    let mut dec = zstd::stream::raw::Decoder::with_dictionary(dict)?;
+    dec.set_parameter(DParameter::WindowLogMax(ZSTD_WINDOW_LOG_MAX))?;
+    Ok(dec)
+}
+
+impl ZstdSource {
+    fn new(inb: Buffered<ReadSource>) -> Result<Self, InputProblem> {
+        let dec = zstd_decoder(&[])
+            .map_err(|e| InputError::ZstdCorruptFrame(format!("decoder setup: {e}")).at(0))?;
+        Ok(Self {
+            inb,
+            dec,
+            state: ZState::FrameStart,
+            units: Units::default(),
+            out_pos: 0,
+            frame_cstart: 0,
+            dict: Vec::new(),
+        })
+    }
+
+    fn end_of_input(&mut self) -> Result<usize, InputProblem> {
+        self.state = ZState::Done;
+        self.inb.take_break().map_or(Ok(0), Err)
+    }
+
+    fn truncated(&mut self) -> Result<usize, InputProblem> {
+        self.units.close(self.out_pos, self.inb.pos());
+        self.state = ZState::Done;
+        let p = self.inb.take_break();
+        Err(p.unwrap_or_else(|| InputError::ZstdTruncatedFrame.at(self.frame_cstart)))
+    }
+
+    fn corrupt(&mut self, why: String, at: u64) -> Result<usize, InputProblem> {
+        self.units.close(self.out_pos, self.inb.pos());
+        // Session reset keeps the dictionary and the window cap.
+        let _ = self.dec.reinit();
+        let skipped = resync_at(&mut self.inb, &ZSTD_MAGIC);
+        self.state = ZState::FrameStart;
+        let msg = format!("{why}; skipped {skipped} bytes to the next frame");
+        Err(InputError::ZstdCorruptFrame(msg).at(at))
+    }
+
+    fn frame_start(&mut self) -> Result<usize, InputProblem> {
+        let at = self.inb.pos();
+        let head = self.inb.fill(8);
+        if head.is_empty() {
+            return self.end_of_input();
+        }
+        let magic = head
+            .get(0..4)
+            .map(|m| u32::from_le_bytes([m[0], m[1], m[2], m[3]]));
+        let size = head
+            .get(4..8)
+            .map(|s| u32::from_le_bytes([s[0], s[1], s[2], s[3]]));
+        match (magic, size) {
+            (Some(0xFD2F_B528), _) => {
+                self.frame_cstart = at;
+                self.units.open(self.out_pos, at);
+                self.state = ZState::Frame;
+                Ok(0)
+            }
+            (Some(m), Some(size)) if m & 0xFFFF_FFF0 == 0x184D_2A50 => {
+                self.inb.consume(8);
+                self.skippable(m, u64::from(size), at)
+            }
+            (Some(m), None) if m & 0xFFFF_FFF0 == 0x184D_2A50 => {
+                self.frame_cstart = at;
+                self.truncated()
+            }
+            (None, _) => {
+                self.frame_cstart = at;
+                self.truncated()
+            }
+            _ => {
+                self.inb.consume(1);
+                self.corrupt("no zstd frame magic".to_owned(), at)
+            }
+        }
+    }
+
+    /// Reads a skippable frame's content: the dictionary frame is loaded, others skipped.
+    fn skippable(&mut self, magic: u32, size: u64, at: u64) -> Result<usize, InputProblem> {
+        let is_dict = magic == ZSTD_DICT_FRAME;
+        self.dict.clear();
+        let mut left = size;
+        while left > 0 {
+            let avail = self.inb.fill(1);
+            if avail.is_empty() {
+                self.frame_cstart = at;
+                return self.truncated();
+            }
+            let n = avail.len().min(usize::try_from(left).unwrap_or(usize::MAX));
+            if is_dict && self.dict.len() + n <= MAX_ZSTD_DICT_BYTES {
+                self.dict.extend_from_slice(&avail[..n]);
+            }
+            self.inb.consume(n);
+            left -= n as u64;
+        }
+        if !is_dict {
+            return Ok(0);
+        }
+        let result = self.load_dictionary(size);
+        self.dict = Vec::new();
+        match result {
+            Ok(()) => Ok(0),
+            Err(why) => Err(InputError::ZstdDictionary(why).at(at)),
+        }
+    }
+
+    fn load_dictionary(&mut self, size: u64) -> Result<(), String> {
+        if size > MAX_ZSTD_DICT_BYTES as u64 {
+            return Err(format!(
+                "{size} bytes, over the {MAX_ZSTD_DICT_BYTES} byte cap"
+            ));
+        }
+        // The WARC-zstd spec allows the dictionary itself to be zstd-compressed.
+        let dict = if self.dict.starts_with(&ZSTD_MAGIC) {
+            zstd::bulk::decompress(&self.dict, MAX_ZSTD_DICT_BYTES)
+                .map_err(|e| format!("compressed dictionary does not decode: {e}"))?
+        } else {
+            std::mem::take(&mut self.dict)
+        };
+        self.dec = zstd_decoder(&dict).map_err(|e| format!("dictionary rejected: {e}"))?;
+        Ok(())
+    }
+
+    fn frame(&mut self, out: &mut [u8]) -> Result<usize, InputProblem> {
+        let avail = self.inb.fill(1);
+        if avail.is_empty() {
+            return self.truncated();
+        }
+        let mut input = InBuffer::around(avail);
+        let mut output = OutBuffer::around(out);
+        let res = self.dec.run(&mut input, &mut output);
+        let (used, produced) = (input.pos(), output.pos());
+        self.inb.consume(used);
+        self.out_pos += produced as u64;
+        match res {
+            Ok(0) => {
+                self.units.close(self.out_pos, self.inb.pos());
+                self.state = ZState::FrameStart;
+            }
+            Ok(_) if used == 0 && produced == 0 => {
+                return self.corrupt("frame makes no progress".to_owned(), self.frame_cstart)
+            }
+            Ok(_) => {}
+            Err(e) => return self.corrupt(e.to_string(), self.frame_cstart),
+        }
+        Ok(produced)
+    }
+}
+
+impl Source for ZstdSource {
+    fn read_into(&mut self, out: &mut [u8]) -> Result<usize, InputProblem> {
+        if out.is_empty() {
+            return Ok(0);
+        }
+        loop {
+            let n = match self.state {
+                ZState::Done => return Ok(0),
+                ZState::FrameStart => self.frame_start()?,
+                ZState::Frame => self.frame(out)?,
+            };
+            if n > 0 {
+                return Ok(n);
+            }
+        }
+    }
+}
+
+impl Decoded for ZstdSource {
+    fn compressed_pos(&self) -> u64 {
+        self.inb.pos()
+    }
+    fn span(&self, dstart: u64, dend: u64) -> Option<(u64, u64)> {
+        self.units.span(dstart, dend)
+    }
+    fn is_plain(&self) -> bool {
+        false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gzip_header_with_all_optional_fields() {
+        // FEXTRA (2 bytes "sl"+len), FNAME, FCOMMENT, FHCRC.
+        let mut h = vec![0x1f, 0x8b, 8, 4 | 8 | 16 | 2, 0, 0, 0, 0, 0, 3];
+        h.extend_from_slice(&[6, 0, b's', b'l', 2, 0, 1, 2]);
+        h.extend_from_slice(b"name\0comment\0");
+        h.extend_from_slice(&[0xaa, 0xbb]);
+        assert_eq!(parse_gzip_header(&h), GzipHeader::Complete(h.len()));
+        for cut in 0..h.len() {
+            assert_eq!(
+                parse_gzip_header(&h[..cut]),
+                GzipHeader::NeedMore,
+                "cut {cut}"
+            );
+        }
+        assert_eq!(
+            parse_gzip_header(&[0x1f, 0x8c]),
+            GzipHeader::Bad("no gzip magic")
+        );
+        assert_eq!(
+            parse_gzip_header(&[0x1f, 0x8b, 7]),
+            GzipHeader::Bad("not deflate")
+        );
+    }
+}

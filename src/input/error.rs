@@ -1,0 +1,109 @@
+//! Typed errors of the input layer.
+//!
+//! Every failure the readers meet is one [`InputError`] variant; each variant has a
+//! stable snake_case code that lands in the `errors` table, so downstream queries can
+//! group by it. A variant is turned into an [`InputProblem`](super::InputProblem)
+//! (code + message + byte offset) at the point where the offset is known.
+
+/// One failure of the input layer. `code()` is the stable name; `Display` the detail.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum InputError {
+    /// The file could not be opened or read (I/O error).
+    #[error("cannot read input: {0}")]
+    Unreadable(String),
+    /// The content is in a format this reader does not handle (lz4, bzip2, xz, ...).
+    #[error("unsupported input format: {0}")]
+    Unsupported(String),
+    /// A gzip member with a bad header, corrupt deflate data or a bad CRC/size trailer.
+    #[error("corrupt gzip member: {0}")]
+    GzipCorruptMember(String),
+    /// The file ends inside a gzip member.
+    #[error("gzip member cut short by the end of the file")]
+    GzipTruncatedMember,
+    /// Bytes between gzip members that are not a gzip member (skipped up to the next magic).
+    #[error("{0} bytes that are not a gzip member")]
+    GzipJunk(u64),
+    /// A zstd frame that fails to decode, or bytes where a frame should start.
+    #[error("corrupt zstd frame: {0}")]
+    ZstdCorruptFrame(String),
+    /// The file ends inside a zstd frame.
+    #[error("zstd frame cut short by the end of the file")]
+    ZstdTruncatedFrame,
+    /// The `.warc.zst` dictionary frame could not be read or loaded.
+    #[error("zstd dictionary unusable: {0}")]
+    ZstdDictionary(String),
+    /// No valid WARC header where a record should start (junk skipped, bad or missing
+    /// Content-Length, header block over the cap).
+    #[error("bad WARC header: {0}")]
+    WarcBadHeader(String),
+    /// The record's Content-Length does not end where the next record starts.
+    #[error("WARC Content-Length does not match the data: {0}")]
+    WarcLengthMismatch(String),
+    /// The input ends (or a decompression error cuts it) inside a record.
+    #[error("input ends inside a WARC record: {0}")]
+    WarcTruncatedFile(String),
+    /// The HTTP status line of a response record cannot be parsed.
+    #[error("bad HTTP status line: {0}")]
+    HttpBadStatusLine(String),
+    /// The HTTP header block has no end within the record or the header cap.
+    #[error("bad HTTP header block: {0}")]
+    HttpBadHeader(String),
+    /// Content-Encoding decoding failed; the raw bytes were kept instead.
+    #[error("content decoding failed: {0}")]
+    ContentDecodingFailed(String),
+    /// The encoded body ended before its encoding said it was complete (decoded part kept).
+    #[error("content decoding incomplete: {0}")]
+    ContentDecodingIncomplete(String),
+    /// Chunked transfer coding is malformed; the raw bytes were kept instead.
+    #[error("malformed chunked transfer coding: {0}")]
+    ChunkedMalformed(String),
+    /// The chunked body ended before its last chunk (decoded part kept).
+    #[error("chunked body ends before the last chunk")]
+    ChunkedIncomplete,
+    /// A CSV row with the wrong number of fields or an unterminated quote.
+    #[error("bad CSV row: {0}")]
+    CsvBadRow(String),
+    /// A required CSV column is missing from the header row.
+    #[error("CSV column missing: {0}")]
+    CsvMissingColumn(String),
+    /// A CSV field other than the body was longer than its cap and was cut.
+    #[error("CSV field cut at {0} bytes")]
+    CsvFieldCut(usize),
+}
+
+impl InputError {
+    /// Stable snake_case code of this error, used as the `code` column.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::Unreadable(_) => "input_unreadable",
+            Self::Unsupported(_) => "input_unsupported",
+            Self::GzipCorruptMember(_) => "gzip_corrupt_member",
+            Self::GzipTruncatedMember => "gzip_truncated_member",
+            Self::GzipJunk(_) => "gzip_junk",
+            Self::ZstdCorruptFrame(_) => "zstd_corrupt_frame",
+            Self::ZstdTruncatedFrame => "zstd_truncated_frame",
+            Self::ZstdDictionary(_) => "zstd_dictionary_unusable",
+            Self::WarcBadHeader(_) => "warc_bad_header",
+            Self::WarcLengthMismatch(_) => "warc_length_mismatch",
+            Self::WarcTruncatedFile(_) => "warc_truncated_file",
+            Self::HttpBadStatusLine(_) => "http_bad_status_line",
+            Self::HttpBadHeader(_) => "http_bad_header",
+            Self::ContentDecodingFailed(_) => "content_decoding_failed",
+            Self::ContentDecodingIncomplete(_) => "content_decoding_incomplete",
+            Self::ChunkedMalformed(_) => "chunked_malformed",
+            Self::ChunkedIncomplete => "chunked_incomplete",
+            Self::CsvBadRow(_) => "csv_bad_row",
+            Self::CsvMissingColumn(_) => "csv_missing_column",
+            Self::CsvFieldCut(_) => "csv_field_cut",
+        }
+    }
+
+    /// The problem record for this error at `offset`.
+    pub fn at(&self, offset: u64) -> super::InputProblem {
+        super::InputProblem {
+            offset,
+            code: self.code(),
+            message: self.to_string(),
+        }
+    }
+}

@@ -1,0 +1,318 @@
+//! The output tables' schemas, defined once: Arrow types for the writers, and the
+//! column descriptions that `schemas/<table>.json` publishes (a test keeps the two equal).
+
+use std::sync::Arc;
+
+use arrow_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
+
+/// The tables, in the order the pipeline writes them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Table {
+    Documents,
+    Groups,
+    Rules,
+    Sitemaps,
+    Errors,
+    Verdicts,
+    Agents,
+}
+
+impl Table {
+    pub const ALL: [Table; 7] = [
+        Table::Documents,
+        Table::Groups,
+        Table::Rules,
+        Table::Sitemaps,
+        Table::Errors,
+        Table::Verdicts,
+        Table::Agents,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Table::Documents => "documents",
+            Table::Groups => "groups",
+            Table::Rules => "rules",
+            Table::Sitemaps => "sitemaps",
+            Table::Errors => "errors",
+            Table::Verdicts => "verdicts",
+            Table::Agents => "agents",
+        }
+    }
+
+    pub fn description(self) -> &'static str {
+        match self {
+            Table::Documents => "One row per robots.txt capture (WARC response/resource/revisit record or CSV row).",
+            Table::Groups => "One row per group: a run of user-agent lines and the rules after them.",
+            Table::Rules => "One row per allow/disallow line, and per other directive line (crawl-delay, host, unknown keys, ...).",
+            Table::Sitemaps => "One row per Sitemap line.",
+            Table::Errors => "Lint findings of the engine (origin = lint) and input problems of the pipeline (origin = input).",
+            Table::Verdicts => "One row per (document, agent, URL) asked: robots.cc's answer from the parsed model.",
+            Table::Agents => "One row per (document, agent): how the document treats that crawler.",
+        }
+    }
+
+    pub fn columns(self) -> &'static [Column] {
+        match self {
+            Table::Documents => DOCUMENTS,
+            Table::Groups => GROUPS,
+            Table::Rules => RULES,
+            Table::Sitemaps => SITEMAPS,
+            Table::Errors => ERRORS,
+            Table::Verdicts => VERDICTS,
+            Table::Agents => AGENTS,
+        }
+    }
+
+    pub fn schema(self) -> SchemaRef {
+        let fields: Vec<Field> = self.columns().iter().map(Column::field).collect();
+        Arc::new(Schema::new(fields))
+    }
+}
+
+/// Column types, mapped to Arrow (and so to Parquet and DuckDB).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Int64,
+    Int32,
+    Float64,
+    Bool,
+    Utf8,
+    Utf8List,
+    TimestampUtc,
+}
+
+impl Kind {
+    pub fn data_type(self) -> DataType {
+        match self {
+            Kind::Int64 => DataType::Int64,
+            Kind::Int32 => DataType::Int32,
+            Kind::Float64 => DataType::Float64,
+            Kind::Bool => DataType::Boolean,
+            Kind::Utf8 => DataType::Utf8,
+            Kind::Utf8List => DataType::List(Arc::new(Field::new("item", DataType::Utf8, true))),
+            Kind::TimestampUtc => DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into())),
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Int64 => "int64",
+            Kind::Int32 => "int32",
+            Kind::Float64 => "float64",
+            Kind::Bool => "bool",
+            Kind::Utf8 => "string",
+            Kind::Utf8List => "list<string>",
+            Kind::TimestampUtc => "timestamp[us, UTC]",
+        }
+    }
+}
+
+/// One column: name, type, nullability and what it means.
+#[derive(Debug, Clone, Copy)]
+pub struct Column {
+    pub name: &'static str,
+    pub kind: Kind,
+    pub nullable: bool,
+    pub doc: &'static str,
+}
+
+impl Column {
+    pub fn field(&self) -> Field {
+        Field::new(self.name, self.kind.data_type(), self.nullable)
+    }
+}
+
+const fn col(name: &'static str, kind: Kind, nullable: bool, doc: &'static str) -> Column {
+    Column {
+        name,
+        kind,
+        nullable,
+        doc,
+    }
+}
+
+use Kind::*;
+
+const DOC_ID: Column = col(
+    "doc_id",
+    Int64,
+    false,
+    "Document id: first 63 bits of SHA-1(source, NUL, stream_offset). Same input, same id.",
+);
+
+pub const DOCUMENTS: &[Column] = &[
+    DOC_ID,
+    col("source", Utf8, false, "Input file, as given on the command line or in --inputs-from."),
+    col("record_kind", Utf8, false, "response, resource, revisit (no body) or csv_row."),
+    col("file_offset", Int64, false, "Byte offset of the record in the input file (start of its gzip member or zstd frame when it starts one; the CSV row's offset)."),
+    col("file_length", Int64, true, "Bytes to read at file_offset to fetch the record again (its gzip member / zstd frame / plain record); null when not knowable (whole-file gzip)."),
+    col("stream_offset", Int64, false, "Offset of the record in the decompressed stream; unique within the input."),
+    col("csv_line", Int64, true, "Line of the CSV row in its file."),
+    col("warc_record_id", Utf8, true, "WARC-Record-ID."),
+    col("url", Utf8, true, "WARC-Target-URI, or the CSV url (https://<host>/robots.txt for a host column)."),
+    col("scheme", Utf8, true, "Lower-cased URL scheme."),
+    col("host", Utf8, true, "Lower-cased URL authority (host[:port])."),
+    col("fetch_time", TimestampUtc, true, "WARC-Date."),
+    col("http_status", Int32, true, "HTTP status code of the response (CSV status column)."),
+    col("status_class", Utf8, false, "2xx, 3xx, 4xx, 5xx, other, or none (no status: revisit, CSV without status)."),
+    col("content_type", Utf8, true, "HTTP Content-Type header."),
+    col("payload_type", Utf8, true, "WARC-Identified-Payload-Type (the crawler's detected MIME type)."),
+    col("crawler_content_encoding", Utf8, true, "X-Crawler-Content-Encoding: the original Content-Encoding Common Crawl decoded."),
+    col("warc_truncated", Utf8, true, "WARC-Truncated reason (e.g. length: body cut at 1 MiB by the crawler)."),
+    col("body_size", Int64, false, "Payload bytes (decoded), counted in full even past what is kept."),
+    col("body_size_is_lower_bound", Bool, false, "Decoding stopped at the cap, so body_size is a lower bound."),
+    col("parsed_size", Int64, false, "Bytes parsed: min(body_size, 512000)."),
+    col("cut_at_500kib", Bool, false, "The body is over 512,000 bytes; Google ignores the rest."),
+    col("content_sha1", Utf8, true, "Hex SHA-1 of the parsed bytes (at most 512,000); null without a body."),
+    col("utf8_bom", Bool, false, "Body starts with a UTF-8 byte order mark."),
+    col("valid_utf8", Bool, false, "Parsed bytes are valid UTF-8."),
+    col("has_nul", Bool, false, "Parsed bytes contain a NUL."),
+    col("looks_like_html", Bool, false, "Body looks like an HTML page."),
+    col("n_lines", Int32, false, "Lines as robots.cc numbers them (a final empty line counts)."),
+    col("n_directives", Int32, false, "Lines with a key and a value."),
+    col("n_groups", Int32, false, "Groups."),
+    col("n_allow", Int32, false, "Allow lines inside groups."),
+    col("n_disallow", Int32, false, "Disallow lines inside groups."),
+    col("n_sitemaps", Int32, false, "Sitemap lines."),
+    col("n_other", Int32, false, "Other directive lines (crawl-delay, host, unknown keys...)."),
+    col("n_findings", Int32, false, "Lint findings kept for the document (at most 100 per code)."),
+];
+
+pub const GROUPS: &[Column] = &[
+    DOC_ID,
+    col("group_index", Int32, false, "0-based position of the group in the file."),
+    col("first_line", Int32, false, "Line of the first user-agent line."),
+    col("last_line", Int32, false, "Line of the last directive of the group."),
+    col("user_agents", Utf8List, false, "User-agent values as written."),
+    col("product_tokens", Utf8List, false, "What robots.cc matches: each value cut to [A-Za-z_-]*, lower-cased; '*' for the global group."),
+    col("has_star", Bool, false, "The group applies to '*'."),
+    col("n_allow", Int32, false, "Allow rules."),
+    col("n_disallow", Int32, false, "Disallow rules."),
+    col("crawl_delay", Float64, true, "First numeric crawl-delay of the group, in seconds."),
+];
+
+pub const RULES: &[Column] = &[
+    DOC_ID,
+    col("group_index", Int32, true, "The group the line belongs to; null before any user-agent line (ignored by Google)."),
+    col("line", Int32, false, "Line number."),
+    col("directive", Utf8, false, "allow, disallow, crawl-delay, request-rate, visit-time, host, clean-param, noindex, content-signal, or unknown."),
+    col("key", Utf8, false, "The key as written."),
+    col("value", Utf8, false, "The value as written."),
+    col("pattern", Utf8, true, "Allow/disallow: the percent-escaped pattern robots.cc matches; null for other directives."),
+    col("pattern_length", Int32, true, "Length of the escaped pattern: the rule's priority."),
+    col("has_wildcard", Bool, false, "Pattern contains '*'."),
+    col("has_end_anchor", Bool, false, "Pattern ends with '$'."),
+];
+
+pub const SITEMAPS: &[Column] = &[
+    DOC_ID,
+    col("line", Int32, false, "Line number."),
+    col("url", Utf8, false, "The sitemap URL as written."),
+    col(
+        "is_absolute",
+        Bool,
+        false,
+        "An absolute http(s) or ftp URL with a host.",
+    ),
+    col(
+        "host",
+        Utf8,
+        true,
+        "Lower-cased authority of the sitemap URL.",
+    ),
+    col(
+        "same_host",
+        Bool,
+        true,
+        "Sitemap host equals the robots.txt host; null when either is unknown.",
+    ),
+];
+
+pub const ERRORS: &[Column] = &[
+    col(
+        "doc_id",
+        Int64,
+        true,
+        "Document the finding is about; null for input problems that made no document.",
+    ),
+    col("source", Utf8, false, "Input file."),
+    col(
+        "file_offset",
+        Int64,
+        true,
+        "Byte offset in the input file (of the record, or where the problem was found).",
+    ),
+    col(
+        "origin",
+        Utf8,
+        false,
+        "lint (robots.txt content) or input (archive / CSV reading).",
+    ),
+    col(
+        "line",
+        Int32,
+        true,
+        "robots.txt line (0: the body as a whole) for lint; null for input problems.",
+    ),
+    col("code", Utf8, false, "Stable code; see schemas/README.md."),
+    col("severity", Utf8, false, "error, warning or info."),
+    col("message", Utf8, false, "Human-readable explanation."),
+    col(
+        "excerpt",
+        Utf8,
+        true,
+        "Start of the offending line (at most 200 bytes).",
+    ),
+];
+
+pub const VERDICTS: &[Column] = &[
+    DOC_ID,
+    col("agent", Utf8, false, "Crawler product token asked."),
+    col("url", Utf8, false, "URL asked."),
+    col("allowed", Bool, false, "robots.cc's answer."),
+    col(
+        "line",
+        Int32,
+        false,
+        "Line of the deciding rule (robots.cc matching_line); 0 when none.",
+    ),
+    col(
+        "directive",
+        Utf8,
+        true,
+        "allow or disallow: the deciding rule's directive.",
+    ),
+    col(
+        "pattern",
+        Utf8,
+        true,
+        "The deciding rule's escaped pattern.",
+    ),
+    col(
+        "scope",
+        Utf8,
+        false,
+        "named: a group names the agent; star: the '*' group applied; none: no group applied.",
+    ),
+];
+
+pub const AGENTS: &[Column] = &[
+    DOC_ID,
+    col("agent", Utf8, false, "Crawler product token."),
+    col("named", Bool, false, "A group names the agent explicitly."),
+    col("root_allowed", Bool, true, "robots.cc allows '/' for the agent; null when the body was not parsed (no_robots, unreachable, redirect, revisit)."),
+    col("n_allow", Int32, false, "Non-empty allow rules that apply to the agent."),
+    col("n_disallow", Int32, false, "Non-empty disallow rules that apply to the agent."),
+    col("classification", Utf8, false, "full_disallow, partial_disallow, allowed, no_robots (4xx but 429), unreachable (5xx, 429: RFC 9309 disallow-all), redirect (3xx) or unknown (revisit, no status)."),
+];
+
+/// `schemas/<table>.json`: the published form of a table's schema.
+pub fn schema_json(table: Table) -> serde_json::Value {
+    let columns: Vec<serde_json::Value> = table
+        .columns()
+        .iter()
+        .map(|c| serde_json::json!({"name": c.name, "type": c.kind.name(), "nullable": c.nullable, "description": c.doc}))
+        .collect();
+    serde_json::json!({"table": table.name(), "description": table.description(), "columns": columns})
+}
