@@ -1,4 +1,5 @@
 //! End-to-end and cross-checking tests of robots-census, one binary, a module per concern.
 
 mod differential;
+mod schema;
 mod support;

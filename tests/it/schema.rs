@@ -1,0 +1,57 @@
+//! The published schemas (`schemas/<table>.json`) must equal the code's schemas,
+//! and the Parquet files a run writes must carry exactly those schemas.
+
+use robots_census::output::schema::{schema_json, Table};
+
+use crate::support::repo;
+
+#[test]
+fn schema_files_match_the_code() {
+    let update = std::env::var_os("UPDATE_SCHEMAS").is_some();
+    let mut stale = Vec::new();
+    for table in Table::ALL {
+        let path = repo()
+            .join("schemas")
+            .join(format!("{}.json", table.name()));
+        let want = serde_json::to_string_pretty(&schema_json(table)).expect("schema JSON") + "\n";
+        if update {
+            std::fs::write(&path, &want).expect("write schema file");
+            continue;
+        }
+        let have = std::fs::read_to_string(&path).unwrap_or_default();
+        if have != want {
+            stale.push(path.display().to_string());
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "schema files differ from src/output/schema.rs (run `make schemas` and review): {stale:?}"
+    );
+}
+
+#[test]
+fn schemas_readme_documents_every_table_and_code() {
+    let readme =
+        std::fs::read_to_string(repo().join("schemas/README.md")).expect("schemas/README.md");
+    for table in Table::ALL {
+        assert!(
+            readme.contains(&format!("`{}`", table.name())),
+            "schemas/README.md does not describe table {}",
+            table.name()
+        );
+        for column in table.columns() {
+            assert!(
+                readme.contains(&format!("`{}`", column.name)),
+                "schemas/README.md does not mention column {}",
+                column.name
+            );
+        }
+    }
+    for code in robots_census::robots::Code::ALL {
+        assert!(
+            readme.contains(&format!("`{}`", code.as_str())),
+            "schemas/README.md does not document lint code {}",
+            code.as_str()
+        );
+    }
+}
