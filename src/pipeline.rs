@@ -266,8 +266,10 @@ fn read_input(
     let mut reader = match open_input(Path::new(source), &config.csv) {
         Ok(reader) => reader,
         Err(problem) => {
+            // Counted like a reader's Problem event, so seen = documents + skipped + problems holds.
             report.unreadable = true;
             report.problems += 1;
+            report.records_seen += 1;
             batches.problem(&Problem {
                 doc_id: None,
                 source,

@@ -43,3 +43,110 @@ pub fn unhex(s: &str) -> Vec<u8> {
         .map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).expect("hex"))
         .collect()
 }
+
+/// The built `robots-census` binary.
+pub fn bin() -> std::process::Command {
+    std::process::Command::new(env!("CARGO_BIN_EXE_robots-census"))
+}
+
+/// Every record batch of `<out>/<table>/*.parquet`, part files in name order.
+pub fn read_table(out: &std::path::Path, table: &str) -> Vec<arrow_array::RecordBatch> {
+    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+    let mut parts: Vec<PathBuf> = std::fs::read_dir(out.join(table))
+        .map(|d| {
+            d.flatten()
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|e| e == "parquet"))
+                .collect()
+        })
+        .unwrap_or_default();
+    parts.sort();
+    let mut batches = Vec::new();
+    for part in parts {
+        let file = std::fs::File::open(&part).expect("open part file");
+        let reader = ParquetRecordBatchReaderBuilder::try_new(file)
+            .expect("parquet footer")
+            .build()
+            .expect("reader");
+        batches.extend(reader.map(|b| b.expect("record batch")));
+    }
+    batches
+}
+
+/// A column of a table as strings (nulls as None), all parts concatenated.
+pub fn strings(batches: &[arrow_array::RecordBatch], column: &str) -> Vec<Option<String>> {
+    use arrow_array::Array;
+    let mut out = Vec::new();
+    for batch in batches {
+        let col = batch
+            .column_by_name(column)
+            .unwrap_or_else(|| panic!("no column {column}"));
+        let col = arrow_array::cast::AsArray::as_string::<i32>(col);
+        out.extend((0..col.len()).map(|i| col.is_valid(i).then(|| col.value(i).to_owned())));
+    }
+    out
+}
+
+/// An integer column (Int64 or Int32) as i64 (nulls as None).
+pub fn ints(batches: &[arrow_array::RecordBatch], column: &str) -> Vec<Option<i64>> {
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::{Int32Type, Int64Type};
+    use arrow_array::Array;
+    let mut out = Vec::new();
+    for batch in batches {
+        let col = batch
+            .column_by_name(column)
+            .unwrap_or_else(|| panic!("no column {column}"));
+        match col.data_type() {
+            arrow_schema::DataType::Int64 => {
+                let c = col.as_primitive::<Int64Type>();
+                out.extend((0..c.len()).map(|i| c.is_valid(i).then(|| c.value(i))));
+            }
+            _ => {
+                let c = col.as_primitive::<Int32Type>();
+                out.extend((0..c.len()).map(|i| c.is_valid(i).then(|| i64::from(c.value(i)))));
+            }
+        }
+    }
+    out
+}
+
+/// A boolean column (nulls as None).
+pub fn bools(batches: &[arrow_array::RecordBatch], column: &str) -> Vec<Option<bool>> {
+    use arrow_array::Array;
+    let mut out = Vec::new();
+    for batch in batches {
+        let col = batch
+            .column_by_name(column)
+            .unwrap_or_else(|| panic!("no column {column}"));
+        let c = arrow_array::cast::AsArray::as_boolean(col);
+        out.extend((0..c.len()).map(|i| c.is_valid(i).then(|| c.value(i))));
+    }
+    out
+}
+
+/// A WARC record, gzip-compressed as its own member (Common Crawl style).
+pub fn gz_record(warc_type: &str, uri: &str, block: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut record = format!(
+        "WARC/1.0\r\nWARC-Type: {warc_type}\r\nWARC-Record-ID: <urn:uuid:{uri}-{warc_type}>\r\nWARC-Date: 2026-11-01T00:00:00Z\r\nWARC-Target-URI: {uri}\r\nContent-Type: application/http; msgtype=response\r\nContent-Length: {}\r\n\r\n",
+        block.len()
+    )
+    .into_bytes();
+    record.extend_from_slice(block);
+    record.extend_from_slice(b"\r\n\r\n");
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(&record).expect("gzip");
+    gz.finish().expect("gzip")
+}
+
+/// An HTTP response block with a text/plain body.
+pub fn http_block(status: u16, body: &[u8]) -> Vec<u8> {
+    let mut block = format!(
+        "HTTP/1.1 {status} X\r\nContent-Type: text/plain\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    )
+    .into_bytes();
+    block.extend_from_slice(body);
+    block
+}

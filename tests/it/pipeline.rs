@@ -1,0 +1,542 @@
+//! End-to-end runs of the binary on real samples and on hostile inputs built
+//! here; the Parquet output is read back and checked row by row.
+
+use std::collections::{BTreeMap, HashMap};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use robots_census::robots::RobotsTxt;
+
+use crate::support::{
+    bin, bools, gz_record, http_block, ints, read_table, repo, scratch, shared, strings,
+};
+
+fn run(args: &[&str]) -> Output {
+    bin()
+        .arg("run")
+        .args(args)
+        .output()
+        .expect("run robots-census")
+}
+
+fn run_ok(inputs: &[PathBuf], out: &Path, extra: &[&str]) -> Output {
+    let mut cmd = bin();
+    cmd.arg("run")
+        .args(inputs)
+        .arg("--out")
+        .arg(out)
+        .arg("--quiet")
+        .args(extra);
+    let output = cmd.output().expect("run robots-census");
+    let code = output.status.code();
+    assert!(
+        matches!(code, Some(0 | 1)),
+        "run failed ({code:?}): {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}
+
+fn manifests(out: &Path) -> Vec<serde_json::Value> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(out.join("_manifests"))
+        .expect("manifests")
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    files.sort();
+    files
+        .iter()
+        .map(|p| {
+            serde_json::from_slice(&std::fs::read(p).expect("read manifest"))
+                .expect("manifest JSON")
+        })
+        .collect()
+}
+
+fn shared_warcs() -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for dir in std::fs::read_dir(shared().join("corpus/warc"))
+        .expect("warc dir")
+        .flatten()
+    {
+        if dir.path().is_dir() {
+            files.extend(
+                dir.path()
+                    .read_dir()
+                    .expect("warc subdir")
+                    .flatten()
+                    .map(|e| e.path()),
+            );
+        }
+    }
+    files.sort();
+    files
+}
+
+/// Counts per WARC-Type from the shared manifest's `record_types` column (`a=1;b=2`).
+fn manifest_types() -> HashMap<String, BTreeMap<String, u64>> {
+    let mut reader =
+        csv::Reader::from_path(shared().join("corpus/warc/manifest.csv")).expect("manifest.csv");
+    let headers = reader.headers().expect("header").clone();
+    let col = |name: &str| headers.iter().position(|h| h == name).expect("column");
+    let (file, types) = (col("file"), col("record_types"));
+    reader
+        .records()
+        .flatten()
+        .map(|r| {
+            let counts = r[types]
+                .split(';')
+                .filter_map(|kv| kv.split_once('='))
+                .map(|(k, v)| (k.to_owned(), v.parse().unwrap_or(0)))
+                .collect();
+            (r[file].to_owned(), counts)
+        })
+        .collect()
+}
+
+#[test]
+fn every_shared_warc_sample_is_accounted_for() {
+    let out = scratch("shared-warcs").join("out");
+    let inputs = shared_warcs();
+    run_ok(&inputs, &out, &[]);
+    let docs = read_table(&out, "documents");
+    let sources = strings(&docs, "source");
+    let expected = manifest_types();
+    let all = manifests(&out);
+    assert_eq!(all.len(), inputs.len(), "one manifest per input");
+    for m in &all {
+        let source = m["source"].as_str().expect("source");
+        let n = |k: &str| m[k].as_u64().expect(k);
+        assert_eq!(
+            n("records_seen"),
+            n("documents") + n("skipped_total") + n("problems"),
+            "{source}: seen = documents + skipped + errors"
+        );
+        let rows = sources
+            .iter()
+            .filter(|s| s.as_deref() == Some(source))
+            .count() as u64;
+        assert_eq!(rows, n("documents"), "{source}: documents rows");
+        let key = source.split("corpus/warc/").nth(1).expect("relative name");
+        let Some(types) = expected.get(key) else {
+            continue;
+        };
+        let want = types.get("response").copied().unwrap_or(0)
+            + types.get("revisit").copied().unwrap_or(0);
+        if key.ends_with(".lz4") {
+            assert_eq!(
+                (n("documents"), m["unreadable"].as_bool()),
+                (0, Some(true)),
+                "{source}: lz4 is refused as one problem"
+            );
+        } else if key.contains("clipped") {
+            assert!(
+                n("problems") >= 1,
+                "{source}: a clipped file reports its truncation"
+            );
+        } else {
+            assert_eq!(
+                n("documents"),
+                want,
+                "{source}: documents = responses + revisits per manifest.csv"
+            );
+        }
+    }
+    // Every document row's status agrees with a response having a status.
+    let statuses = ints(&docs, "http_status");
+    let kinds = strings(&docs, "record_kind");
+    for (status, kind) in statuses.iter().zip(&kinds) {
+        if kind.as_deref() == Some("response") {
+            assert!(
+                status.is_some_and(|s| (100..600).contains(&s)),
+                "response without a status"
+            );
+        }
+    }
+}
+
+/// Decompresses exactly `file[offset..offset+length]` (one gzip member).
+fn refetch(file: &[u8], offset: i64, length: i64) -> Vec<u8> {
+    let member = &file[offset as usize..(offset + length) as usize];
+    let mut out = Vec::new();
+    flate2::read::GzDecoder::new(member)
+        .read_to_end(&mut out)
+        .expect("member decompresses alone");
+    out
+}
+
+#[test]
+fn sample_run_offsets_refetch_records_and_verdicts_recheck() {
+    let out = scratch("samples").join("out");
+    let warc = repo().join("data-samples/cc-robotstxt-sample.warc.gz");
+    let csv_dump = repo().join("data-samples/robots-dump.csv.gz");
+    let output = run_ok(
+        &[warc.clone(), csv_dump.clone()],
+        &out,
+        &["--paths", "/,/private/x"],
+    );
+    assert_eq!(output.status.code(), Some(0), "clean samples exit 0");
+
+    let docs = read_table(&out, "documents");
+    let file = std::fs::read(&warc).expect("sample");
+    let (ids, offsets, lengths) = (
+        strings(&docs, "warc_record_id"),
+        ints(&docs, "file_offset"),
+        ints(&docs, "file_length"),
+    );
+    let sources = strings(&docs, "source");
+    let mut refetched = 0;
+    for i in 0..docs.iter().map(|b| b.num_rows()).sum() {
+        if sources[i].as_deref() != Some(&*warc.to_string_lossy()) {
+            continue;
+        }
+        let record = refetch(
+            &file,
+            offsets[i].expect("offset"),
+            lengths[i].expect("length"),
+        );
+        assert!(
+            record.starts_with(b"WARC/1.0\r\n"),
+            "record {i} refetched from its offset"
+        );
+        let id = ids[i].as_deref().expect("record id");
+        assert!(
+            memchr::memmem::find(&record, id.as_bytes()).is_some(),
+            "record {i} is {id}"
+        );
+        refetched += 1;
+    }
+    assert_eq!(
+        refetched, 304,
+        "264 robots.txt responses + 40 error responses"
+    );
+
+    // Verdicts of the CSV rows, re-asked of the engine from the CSV bodies.
+    let mut bodies: HashMap<i64, Vec<u8>> = HashMap::new();
+    let mut reader = csv::Reader::from_reader(flate2::read::GzDecoder::new(
+        std::fs::File::open(&csv_dump).expect("csv"),
+    ));
+    let urls: Vec<(String, Vec<u8>)> = reader
+        .byte_records()
+        .flatten()
+        .map(|r| (String::from_utf8_lossy(&r[0]).into_owned(), r[2].to_vec()))
+        .collect();
+    let doc_urls = strings(&docs, "url");
+    let doc_ids = ints(&docs, "doc_id");
+    for (url, body) in &urls {
+        let i = doc_urls
+            .iter()
+            .position(|u| u.as_deref() == Some(url))
+            .expect("CSV row has a document");
+        bodies.insert(doc_ids[i].expect("doc_id"), body.clone());
+    }
+    let verdicts = read_table(&out, "verdicts");
+    let (v_doc, v_agent, v_url) = (
+        ints(&verdicts, "doc_id"),
+        strings(&verdicts, "agent"),
+        strings(&verdicts, "url"),
+    );
+    let (v_allowed, v_line) = (bools(&verdicts, "allowed"), ints(&verdicts, "line"));
+    let mut checked = 0;
+    for i in 0..v_doc.len() {
+        let Some(body) = bodies.get(&v_doc[i].expect("doc_id")) else {
+            continue;
+        };
+        let doc = RobotsTxt::parse(body);
+        let agent = v_agent[i].as_deref().expect("agent");
+        let want = doc.verdict(
+            agent.as_bytes(),
+            v_url[i].as_deref().expect("url").as_bytes(),
+        );
+        assert_eq!(
+            (v_allowed[i], v_line[i]),
+            (Some(want.allowed), Some(i64::from(want.line))),
+            "verdict row {i}"
+        );
+        checked += 1;
+    }
+    let agents =
+        robots_census::verdicts::parse_agent_list(robots_census::verdicts::DEFAULT_AGENTS).len();
+    assert_eq!(
+        checked,
+        urls.len() * agents * 2,
+        "every CSV document x agent x path re-checked"
+    );
+}
+
+#[test]
+fn threads_do_not_change_the_output() {
+    let dir = scratch("threads");
+    let inputs = [
+        repo().join("data-samples/cc-robotstxt-sample.warc.gz"),
+        repo().join("data-samples/IAH-urls-wget.warc.gz"),
+        repo().join("data-samples/robots-dump.csv.gz"),
+    ];
+    run_ok(&inputs, &dir.join("one"), &["--threads", "1"]);
+    run_ok(&inputs, &dir.join("two"), &["--threads", "2"]);
+    assert_eq!(tree(&dir.join("one")), tree(&dir.join("two")));
+}
+
+/// Every file under `dir` (relative path -> bytes).
+fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut files = BTreeMap::new();
+    for table in std::fs::read_dir(dir).expect("out").flatten() {
+        for part in std::fs::read_dir(table.path())
+            .expect("table dir")
+            .flatten()
+        {
+            let rel = format!(
+                "{}/{}",
+                table.file_name().to_string_lossy(),
+                part.file_name().to_string_lossy()
+            );
+            files.insert(rel, std::fs::read(part.path()).expect("read part"));
+        }
+    }
+    files
+}
+
+#[test]
+fn corrupt_member_in_the_middle_loses_only_that_record() {
+    let dir = scratch("corrupt-member");
+    let mut file = Vec::new();
+    let mut corrupt_at = 0;
+    for i in 0..20 {
+        let body = format!("User-agent: *\nDisallow: /p{i}\n");
+        let member = gz_record(
+            "response",
+            &format!("https://h{i}.example/robots.txt"),
+            &http_block(200, body.as_bytes()),
+        );
+        if i == 10 {
+            corrupt_at = file.len() + member.len() / 2;
+        }
+        file.extend_from_slice(&member);
+    }
+    for b in &mut file[corrupt_at..corrupt_at + 8] {
+        *b ^= 0x5A;
+    }
+    let input = dir.join("corrupt.warc.gz");
+    std::fs::write(&input, &file).expect("write input");
+    let output = run_ok(&[input], &dir.join("out"), &[]);
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "finished with a skipped record"
+    );
+    let docs = read_table(&dir.join("out"), "documents");
+    let urls: Vec<String> = strings(&docs, "url").into_iter().flatten().collect();
+    assert_eq!(urls.len(), 19);
+    for i in (0..20).filter(|i| *i != 10) {
+        assert!(
+            urls.contains(&format!("https://h{i}.example/robots.txt")),
+            "record {i} kept"
+        );
+    }
+    let errors = read_table(&dir.join("out"), "errors");
+    let codes: Vec<String> = strings(&errors, "code").into_iter().flatten().collect();
+    assert!(
+        codes.iter().any(|c| c.starts_with("gzip_")),
+        "a gzip error row: {codes:?}"
+    );
+}
+
+#[test]
+fn broken_csv_row_is_skipped_alone() {
+    let dir = scratch("broken-csv");
+    let csv_text = "url,status,body\nhttps://a.example/robots.txt,200,\"User-agent: *\nDisallow: /a\n\"\nhttps://b.example/robots.txt,200,\"x\",extra,fields\nhttps://c.example/robots.txt,404,\"<html>\"\nhttps://d.example/robots.txt,200,\"User-agent: GPTBot\nDisallow: /\"\n";
+    let input = dir.join("dump.csv");
+    std::fs::write(&input, csv_text).expect("write csv");
+    let output = run_ok(&[input], &dir.join("out"), &[]);
+    assert_eq!(output.status.code(), Some(1));
+    let docs = read_table(&dir.join("out"), "documents");
+    let urls: Vec<String> = strings(&docs, "url").into_iter().flatten().collect();
+    assert_eq!(
+        urls,
+        [
+            "https://a.example/robots.txt",
+            "https://c.example/robots.txt",
+            "https://d.example/robots.txt"
+        ]
+    );
+    let agents = read_table(&dir.join("out"), "agents");
+    let rows: Vec<(String, String)> = strings(&agents, "agent")
+        .into_iter()
+        .zip(strings(&agents, "classification"))
+        .map(|(a, c)| (a.unwrap_or_default(), c.unwrap_or_default()))
+        .collect();
+    assert_eq!(
+        rows.iter()
+            .filter(|(a, c)| a == "GPTBot" && c == "full_disallow")
+            .count(),
+        1
+    );
+    assert_eq!(
+        rows.iter().filter(|(_, c)| c == "no_robots").count(),
+        rows.len() / 3
+    );
+}
+
+#[test]
+fn huge_body_and_gzip_bomb_are_capped() {
+    let dir = scratch("hostile");
+    let mut body = b"User-agent: *\nDisallow: /a\n".to_vec();
+    body.resize(100 * 1024 * 1024, b'#');
+    let mut file = gz_record(
+        "response",
+        "https://big.example/robots.txt",
+        &http_block(200, &body),
+    );
+    drop(body);
+    let bomb = {
+        use std::io::Write;
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+        let zeros = vec![b'\n'; 1 << 20];
+        for _ in 0..512 {
+            gz.write_all(&zeros).expect("bomb");
+        }
+        gz.finish().expect("bomb")
+    };
+    let mut block = format!("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Encoding: gzip\r\nContent-Length: {}\r\n\r\n", bomb.len()).into_bytes();
+    block.extend_from_slice(&bomb);
+    file.extend(gz_record(
+        "response",
+        "https://bomb.example/robots.txt",
+        &block,
+    ));
+    let input = dir.join("hostile.warc.gz");
+    std::fs::write(&input, &file).expect("write input");
+    run_ok(&[input], &dir.join("out"), &[]);
+    let docs = read_table(&dir.join("out"), "documents");
+    let (sizes, cut, parsed) = (
+        ints(&docs, "body_size"),
+        bools(&docs, "cut_at_500kib"),
+        ints(&docs, "parsed_size"),
+    );
+    assert_eq!(
+        sizes[0],
+        Some(100 * 1024 * 1024),
+        "the 100 MB body is counted in full"
+    );
+    assert_eq!((cut[0], parsed[0]), (Some(true), Some(512_000)));
+    assert_eq!(ints(&docs, "n_disallow")[0], Some(1));
+    assert!(
+        sizes[1].is_some_and(|s| s < 2 * 512_000),
+        "the bomb is not inflated past the cap: {:?}",
+        sizes[1]
+    );
+    assert_eq!(bools(&docs, "body_size_is_lower_bound")[1], Some(true));
+}
+
+#[test]
+fn existing_output_is_refused_and_missing_inputs_are_error_rows() {
+    let dir = scratch("exits");
+    let out = dir.join("out");
+    let sample = repo().join("data-samples/robots-dump.csv.gz");
+    let missing = dir.join("no-such-file.warc.gz");
+    let first = run(&[
+        &*sample.to_string_lossy(),
+        &*missing.to_string_lossy(),
+        "--out",
+        &*out.to_string_lossy(),
+        "--quiet",
+    ]);
+    assert_eq!(
+        first.status.code(),
+        Some(1),
+        "a missing input is a skipped input"
+    );
+    let errors = read_table(&out, "errors");
+    assert!(strings(&errors, "code")
+        .iter()
+        .any(|c| c.as_deref() == Some("input_unreadable")));
+    assert!(strings(&errors, "source")
+        .iter()
+        .any(|s| s.as_deref() == Some(&*missing.to_string_lossy())));
+    assert_eq!(
+        read_table(&out, "documents")
+            .iter()
+            .map(|b| b.num_rows())
+            .sum::<usize>(),
+        26,
+        "the readable input is complete"
+    );
+
+    let again = run(&[
+        &*sample.to_string_lossy(),
+        "--out",
+        &*out.to_string_lossy(),
+        "--quiet",
+    ]);
+    assert_eq!(again.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&again.stderr).contains("--resume"),
+        "the refusal says what to do"
+    );
+    let strict = run(&[
+        &*missing.to_string_lossy(),
+        "--out",
+        &*out.to_string_lossy(),
+        "--overwrite",
+        "--strict",
+        "--quiet",
+    ]);
+    assert_eq!(
+        strict.status.code(),
+        Some(2),
+        "--strict turns a skip into failure"
+    );
+    let usage = run(&["--out", &*out.to_string_lossy()]);
+    assert_eq!(usage.status.code(), Some(2), "no inputs is a usage error");
+}
+
+#[test]
+fn killed_run_resumes_to_exactly_the_uninterrupted_rows() {
+    let dir = scratch("resume");
+    let inputs_dir = dir.join("inputs");
+    std::fs::create_dir_all(&inputs_dir).expect("inputs dir");
+    let sample =
+        std::fs::read(repo().join("data-samples/cc-robotstxt-sample.warc.gz")).expect("sample");
+    let inputs: Vec<PathBuf> = (0..24)
+        .map(|i| {
+            let path = inputs_dir.join(format!("part-{i:02}.warc.gz"));
+            std::fs::write(&path, &sample).expect("copy sample");
+            path
+        })
+        .collect();
+    run_ok(&inputs, &dir.join("reference"), &["--threads", "2"]);
+
+    let killed = dir.join("killed");
+    let mut child = bin()
+        .arg("run")
+        .args(&inputs)
+        .arg("--out")
+        .arg(&killed)
+        .args(["--quiet", "--threads", "2"])
+        .spawn()
+        .expect("spawn");
+    // Kill once some inputs are complete and others are in flight.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    loop {
+        let done = std::fs::read_dir(killed.join("_manifests")).map_or(0, |d| d.count());
+        if done >= 3 || std::time::Instant::now() > deadline {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    child.kill().expect("SIGKILL");
+    let _ = child.wait();
+    let done = std::fs::read_dir(killed.join("_manifests")).map_or(0, |d| d.count());
+    assert!(
+        done < inputs.len(),
+        "the run was killed before it finished ({done} inputs done)"
+    );
+
+    run_ok(&inputs, &killed, &["--resume", "--threads", "2"]);
+    assert_eq!(
+        tree(&killed),
+        tree(&dir.join("reference")),
+        "resumed output equals the uninterrupted output"
+    );
+}
