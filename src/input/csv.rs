@@ -18,6 +18,8 @@ const URL_CAP: usize = MAX_HEADER_BYTES;
 const STATUS_CAP: usize = 16;
 /// Longest header-row cell kept (column names).
 const NAME_CAP: usize = 1024;
+/// Column names remembered; later columns can still be counted but not chosen.
+const MAX_COLUMNS: usize = 4096;
 
 /// Which field goes where.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -64,6 +66,9 @@ struct Row {
 impl Row {
     fn push(&mut self, dest: Dest, field: usize, bytes: &[u8], cap: &mut Capture) {
         if self.header_mode {
+            if field >= MAX_COLUMNS {
+                return;
+            }
             if field >= self.names.len() {
                 self.names.resize_with(field + 1, Vec::new);
             }
@@ -101,6 +106,8 @@ pub(crate) struct CsvReader {
     /// 1-based line of the next byte.
     line: u64,
     use_host: bool,
+    /// Fields in the header row: every row must have as many.
+    fields: usize,
 }
 
 impl CsvReader {
@@ -113,6 +120,7 @@ impl CsvReader {
             row: Row::default(),
             line: 1,
             use_host: opts.host_column.is_some(),
+            fields: 0,
         };
         // A UTF-8 BOM before the header would otherwise glue onto the first name.
         if r.s.fill(3).starts_with(b"\xEF\xBB\xBF") {
@@ -128,7 +136,7 @@ impl CsvReader {
         };
         r.row.header_mode = false;
         match end {
-            RowEnd::Row(_) => {}
+            RowEnd::Row(n) => r.fields = n,
             RowEnd::Eof => return Ok(r), // An empty file: no rows.
             RowEnd::Unterminated => {
                 return Err(
@@ -299,7 +307,7 @@ impl CsvReader {
 
 impl CaptureReader for CsvReader {
     fn next_event(&mut self, capture: &mut Capture) -> Option<Event> {
-        if self.dests.is_empty() {
+        if self.fields == 0 {
             return None; // Empty file, no header.
         }
         loop {
@@ -310,12 +318,12 @@ impl CaptureReader for CsvReader {
             let (start, line) = (self.s.pos(), self.line);
             match self.read_row(capture) {
                 RowEnd::Row(0) => continue,
-                RowEnd::Row(n) if n == self.dests.len() => {
+                RowEnd::Row(n) if n == self.fields => {
                     self.fill_capture(capture, start, line);
                     return Some(Event::Capture);
                 }
                 RowEnd::Row(n) => {
-                    let msg = format!("line {line}: {n} fields, header has {}", self.dests.len());
+                    let msg = format!("line {line}: {n} fields, header has {}", self.fields);
                     capture.clear();
                     return Some(Event::Problem(InputError::CsvBadRow(msg).at(start)));
                 }

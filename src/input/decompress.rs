@@ -20,22 +20,15 @@ use zstd::stream::raw::{DParameter, InBuffer, Operation, OutBuffer};
 use super::detect::{self, Compression};
 use super::error::InputError;
 use super::InputProblem;
-use crate::limits::{MAX_HEADER_BYTES, MAX_ZSTD_DICT_BYTES, ZSTD_WINDOW_LOG_MAX};
+use crate::limits::{MAX_ZSTD_DICT_BYTES, ZSTD_WINDOW_LOG_MAX};
 
-/// Normal size of every read buffer.
-pub(crate) const BUF_SIZE: usize = 64 * 1024;
-/// A buffer grows up to this to hold a whole header block contiguously.
-pub(crate) const BUF_MAX: usize = MAX_HEADER_BYTES + BUF_SIZE;
+pub(crate) use super::buffer::{Buffered, ReadSource, Source};
+
 /// Longest gzip header (FEXTRA + FNAME + FCOMMENT) accepted before the member is corrupt.
 const GZIP_HEADER_MAX: usize = 64 * 1024;
 /// Members/frames remembered for offset look-ups: enough for a full read-ahead of tiny
 /// members, small enough to stay bounded.
 const UNIT_RING: usize = 4096;
-
-/// A producer of bytes; `Err` is a break (reported once, reading may go on after it).
-pub(crate) trait Source: Send {
-    fn read_into(&mut self, out: &mut [u8]) -> Result<usize, InputProblem>;
-}
 
 /// A decompressed stream with the file positions of its members/frames.
 pub(crate) trait Decoded: Source {
@@ -55,120 +48,6 @@ pub(crate) type Stream = Buffered<Box<dyn Decoded>>;
 impl Source for Box<dyn Decoded> {
     fn read_into(&mut self, out: &mut [u8]) -> Result<usize, InputProblem> {
         (**self).read_into(out)
-    }
-}
-
-/// Any `Read` as a [`Source`]; an I/O error is reported once, then the source is at end.
-pub(crate) struct ReadSource {
-    reader: Box<dyn Read + Send>,
-    pos: u64,
-    dead: bool,
-}
-
-impl Source for ReadSource {
-    fn read_into(&mut self, out: &mut [u8]) -> Result<usize, InputProblem> {
-        if self.dead {
-            return Ok(0);
-        }
-        loop {
-            match self.reader.read(out) {
-                Ok(n) => {
-                    let n = n.min(out.len());
-                    self.pos += n as u64;
-                    return Ok(n);
-                }
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(e) => {
-                    // A failing disk or a network file system: report once, stop reading.
-                    self.dead = true;
-                    return Err(InputError::Unreadable(e.to_string()).at(self.pos));
-                }
-            }
-        }
-    }
-}
-
-/// A refillable window over a [`Source`], like `BufReader` but able to guarantee a
-/// minimum of contiguous bytes (a header block) and to hold a break until acknowledged.
-pub(crate) struct Buffered<S> {
-    src: S,
-    buf: Vec<u8>,
-    start: usize,
-    end: usize,
-    /// Stream offset of `buf[start]`.
-    pos: u64,
-    eof: bool,
-    brk: Option<InputProblem>,
-}
-
-impl<S: Source> Buffered<S> {
-    pub(crate) fn new(src: S) -> Self {
-        Self {
-            src,
-            buf: Vec::new(),
-            start: 0,
-            end: 0,
-            pos: 0,
-            eof: false,
-            brk: None,
-        }
-    }
-
-    /// Makes at least `want` bytes available (capped at [`BUF_MAX`]) unless the source
-    /// ends or breaks first; returns what is available.
-    pub(crate) fn fill(&mut self, want: usize) -> &[u8] {
-        let want = want.min(BUF_MAX);
-        while self.end - self.start < want && !self.eof && self.brk.is_none() {
-            if self.end == self.buf.len() || self.buf.len() - self.start < want {
-                self.buf.copy_within(self.start..self.end, 0);
-                self.end -= self.start;
-                self.start = 0;
-                let need = want.max(BUF_SIZE);
-                if self.buf.len() < need {
-                    self.buf.resize(need, 0);
-                }
-            }
-            match self.src.read_into(&mut self.buf[self.end..]) {
-                Ok(0) => self.eof = true,
-                Ok(n) => self.end = (self.end + n).min(self.buf.len()),
-                Err(p) => self.brk = Some(p),
-            }
-        }
-        &self.buf[self.start..self.end]
-    }
-
-    /// The bytes available without reading.
-    pub(crate) fn avail(&self) -> &[u8] {
-        &self.buf[self.start..self.end]
-    }
-
-    pub(crate) fn consume(&mut self, n: usize) {
-        let n = n.min(self.end - self.start);
-        self.start += n;
-        self.pos += n as u64;
-    }
-
-    /// Stream offset of the next unconsumed byte.
-    pub(crate) fn pos(&self) -> u64 {
-        self.pos
-    }
-
-    /// True when no byte is left and the source ended (not a break).
-    pub(crate) fn at_eof(&self) -> bool {
-        self.start == self.end && self.eof && self.brk.is_none()
-    }
-
-    /// The pending break, once every byte before it was consumed; reading resumes after.
-    pub(crate) fn take_break(&mut self) -> Option<InputProblem> {
-        if self.start == self.end {
-            self.brk.take()
-        } else {
-            None
-        }
-    }
-
-    pub(crate) fn source(&self) -> &S {
-        &self.src
     }
 }
 
@@ -228,11 +107,7 @@ pub(crate) fn open_stream(
     reader: Box<dyn Read + Send>,
     name_hint: &str,
 ) -> Result<Stream, InputProblem> {
-    let mut raw = Buffered::new(ReadSource {
-        reader,
-        pos: 0,
-        dead: false,
-    });
+    let mut raw = Buffered::new(ReadSource::new(reader));
     let head = raw.fill(detect::MAGIC_LEN);
     let compression = detect::compression(head, name_hint);
     if raw.avail().is_empty() {
@@ -611,6 +486,10 @@ impl ZstdSource {
         self.units.close(self.out_pos, self.inb.pos());
         // Session reset keeps the dictionary and the window cap.
         let _ = self.dec.reinit();
+        if self.inb.pos() == at {
+            // Nothing consumed: step over the magic or the scan finds this frame again.
+            self.inb.consume(1);
+        }
         let skipped = resync_at(&mut self.inb, &ZSTD_MAGIC);
         self.state = ZState::FrameStart;
         let msg = format!("{why}; skipped {skipped} bytes to the next frame");

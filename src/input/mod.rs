@@ -1,7 +1,7 @@
 //! Input stage: files in, [`Capture`]s out.
 //!
 //! ```text
-//! file -> detect (magic bytes) -> decompress (gzip members | zstd frames | plain)
+//! file -> buffer -> detect (magic bytes) -> decompress (gzip members | zstd frames | plain)
 //!      -> warc (record framing) -> http (status, headers, chunked, content-encoding)
 //!      or csv (header row, chosen columns)
 //!      -> Capture (reused buffer, body kept up to limits::BODY_KEEP_CAP)
@@ -13,6 +13,7 @@
 //! Memory per reader is bounded (a few buffers of at most a few hundred KiB) whatever
 //! the input, and nothing reads a whole file or a whole body into memory.
 
+mod buffer;
 mod csv;
 mod decompress;
 mod detect;

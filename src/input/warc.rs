@@ -388,6 +388,13 @@ impl CaptureReader for WarcReader {
             _ => {
                 let at = self.s.pos();
                 let skipped = self.resync();
+                if let Some(mut p) = self.s.take_break() {
+                    // Junk that runs into a decompression break is usually the garbage a
+                    // corrupt member decoded to: one problem, not two.
+                    p.message = format!("{} (after {skipped} undecodable bytes)", p.message);
+                    self.after_record = false;
+                    return Some(Event::Problem(p));
+                }
                 let e = if self.after_record {
                     InputError::WarcLengthMismatch(format!(
                         "{skipped} bytes between the end of a record and the next WARC/ line"
