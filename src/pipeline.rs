@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use rayon::prelude::*;
 
 use crate::config::RunConfig;
-use crate::input::{open_input, Capture, CaptureKind, Event};
+use crate::input::{open_input, Capture, CaptureKind, CaptureReader, Event, InputProblem};
 use crate::output::{
     self, part_name, AgentRow, Batches, DocInfo, OutputError, PartWriter, Problem, Table,
 };
@@ -24,9 +24,6 @@ use crate::verdicts::{classify, status_class, StatusOutcome};
 
 /// Set by the Ctrl-C handler: workers stop at the next record, completed inputs stay.
 pub static INTERRUPTED: AtomicBool = AtomicBool::new(false);
-
-/// Rows buffered per input before they are handed to the Parquet writers.
-const FLUSH_ROWS: usize = 64 * 1024;
 
 /// Errors that end a run.
 #[derive(Debug, thiserror::Error)]
@@ -254,7 +251,22 @@ fn run_input(
     Ok(report)
 }
 
-/// Streams every record of `source` into `writer`.
+/// A record read but not yet turned into rows: a capture, or a problem to record.
+enum Item {
+    Capture(Capture),
+    Problem(InputProblem),
+}
+
+/// Records per chunk: the unit that is read while the previous one is processed.
+const CHUNK_RECORDS: usize = 1024;
+/// Body bytes per chunk, so a run of 500 KiB bodies cannot hold much memory.
+const CHUNK_BYTES: usize = 16 << 20;
+/// Records per rayon task inside a chunk (fixed, so output does not depend on threads).
+const TASK_RECORDS: usize = 64;
+
+/// Streams every record of `source` into `writer`. Reading the next chunk of
+/// records overlaps with parsing and writing the current one, and a chunk is
+/// parsed in parallel, so one large input uses every thread too.
 fn read_input(
     config: &RunConfig,
     source: &str,
@@ -262,7 +274,6 @@ fn read_input(
     report: &mut InputReport,
     progress: &Progress,
 ) -> Result<(), PipelineError> {
-    let mut batches = Batches::default();
     let mut reader = match open_input(Path::new(source), &config.csv) {
         Ok(reader) => reader,
         Err(problem) => {
@@ -270,6 +281,7 @@ fn read_input(
             report.unreadable = true;
             report.problems += 1;
             report.records_seen += 1;
+            let mut batches = Batches::default();
             batches.problem(&Problem {
                 doc_id: None,
                 source,
@@ -281,45 +293,125 @@ fn read_input(
             return Ok(());
         }
     };
-    let mut capture = Capture::default();
-    let (mut reported_bytes, mut reported_docs) = (0, 0);
-    while let Some(event) = reader.next_event(&mut capture) {
+    let mut spare = Vec::new();
+    let mut current = read_chunk(reader.as_mut(), &mut spare, report)?;
+    let mut reported = (0, 0);
+    while !current.is_empty() {
+        let (next, built) = rayon::join(
+            || {
+                let mut counts = InputReport::default();
+                let next = read_chunk(reader.as_mut(), &mut spare, &mut counts);
+                (next, counts)
+            },
+            || process_chunk(config, source, &current, writer),
+        );
+        let (findings, warnings) = built?;
+        report.findings += findings;
+        report.warnings += warnings;
+        let (next, counts) = next;
+        report.records_seen += counts.records_seen;
+        report.documents += counts.documents;
+        report.problems += counts.problems;
+        for (kind, n) in counts.skipped {
+            *report.skipped.entry(kind).or_default() += n;
+        }
+        spare.extend(current.drain(..).filter_map(|item| match item {
+            Item::Capture(capture) => Some(capture),
+            Item::Problem(_) => None,
+        }));
+        current = next?;
+        let bytes = reader.bytes_read();
+        progress.advance(
+            bytes.saturating_sub(reported.0),
+            report.documents - reported.1,
+        );
+        reported = (bytes, report.documents);
+    }
+    report.bytes = std::fs::metadata(source).map_or(reader.bytes_read(), |m| m.len());
+    progress.advance(
+        report.bytes.saturating_sub(reported.0),
+        report.documents - reported.1,
+    );
+    Ok(())
+}
+
+/// Reads up to a chunk of records, counting every event in `report`.
+fn read_chunk(
+    reader: &mut dyn CaptureReader,
+    spare: &mut Vec<Capture>,
+    report: &mut InputReport,
+) -> Result<Vec<Item>, PipelineError> {
+    let mut items = Vec::new();
+    let mut bytes = 0;
+    while items.len() < CHUNK_RECORDS && bytes < CHUNK_BYTES {
         if INTERRUPTED.load(Ordering::Relaxed) {
             return Err(PipelineError::Interrupted);
         }
+        let mut capture = spare.pop().unwrap_or_default();
+        capture.clear();
+        let Some(event) = reader.next_event(&mut capture) else {
+            break;
+        };
         report.records_seen += 1;
         match event {
             Event::Capture => {
                 report.documents += 1;
-                report.findings += document(config, source, &capture, &mut batches) as u64;
-                report.warnings += capture.warnings.len() as u64;
+                bytes += capture.body.len();
+                items.push(Item::Capture(capture));
             }
             Event::Skipped(kind) => *report.skipped.entry(kind).or_default() += 1,
             Event::Problem(problem) => {
                 report.problems += 1;
-                batches.problem(&Problem {
-                    doc_id: None,
-                    source,
-                    file_offset: Some(problem.offset),
-                    code: problem.code,
-                    message: &problem.message,
-                });
+                items.push(Item::Problem(problem));
             }
         }
-        if batches.rows() >= FLUSH_ROWS {
-            writer.write(&mut batches)?;
-            let bytes = reader.bytes_read();
-            progress.advance(bytes - reported_bytes, report.documents - reported_docs);
-            (reported_bytes, reported_docs) = (bytes, report.documents);
-        }
     }
-    writer.write(&mut batches)?;
-    report.bytes = std::fs::metadata(source).map_or(reader.bytes_read(), |m| m.len());
-    progress.advance(
-        report.bytes.saturating_sub(reported_bytes),
-        report.documents - reported_docs,
-    );
-    Ok(())
+    Ok(items)
+}
+
+/// Turns a chunk into rows (in parallel, in fixed-size tasks) and writes them in
+/// record order. Returns (lint findings, capture warnings).
+fn process_chunk(
+    config: &RunConfig,
+    source: &str,
+    items: &[Item],
+    writer: &mut PartWriter,
+) -> Result<(u64, u64), PipelineError> {
+    let tasks: Vec<Result<_, OutputError>> = items
+        .par_chunks(TASK_RECORDS)
+        .map(|task| {
+            let mut batches = Batches::default();
+            let (mut findings, mut warnings) = (0, 0);
+            for item in task {
+                match item {
+                    Item::Capture(capture) => {
+                        findings += document(config, source, capture, &mut batches) as u64;
+                        warnings += capture.warnings.len() as u64;
+                    }
+                    Item::Problem(problem) => batches.problem(&Problem {
+                        doc_id: None,
+                        source,
+                        file_offset: Some(problem.offset),
+                        code: problem.code,
+                        message: &problem.message,
+                    }),
+                }
+            }
+            let finished = batches.finish().map_err(|source| OutputError::Arrow {
+                table: "batch",
+                source,
+            })?;
+            Ok((finished, findings, warnings))
+        })
+        .collect();
+    let (mut findings, mut warnings) = (0, 0);
+    for task in tasks {
+        let (finished, f, w) = task?;
+        writer.write_finished(finished)?;
+        findings += f;
+        warnings += w;
+    }
+    Ok((findings, warnings))
 }
 
 /// `doc_id`: the first 63 bits of SHA-1(source, NUL, stream offset).

@@ -144,6 +144,17 @@ impl PartWriter {
         Ok(())
     }
 
+    /// Writes batches already finished (see [`Batches::finish`]).
+    pub fn write_finished(
+        &mut self,
+        finished: Vec<(Table, RecordBatch)>,
+    ) -> Result<(), OutputError> {
+        for (table, batch) in finished {
+            self.write_batch(table, &batch)?;
+        }
+        Ok(())
+    }
+
     fn write_batch(&mut self, table: Table, batch: &RecordBatch) -> Result<(), OutputError> {
         if batch.num_rows() == 0 {
             return Ok(());
