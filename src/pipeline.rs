@@ -253,7 +253,8 @@ fn run_input(
 
 /// A record read but not yet turned into rows: a capture, or a problem to record.
 enum Item {
-    Capture(Capture),
+    // Boxed so chunks move pointers; the boxes are recycled through the spare pool.
+    Capture(Box<Capture>),
     Problem(InputProblem),
 }
 
@@ -316,7 +317,7 @@ fn read_input(
             *report.skipped.entry(kind).or_default() += n;
         }
         spare.extend(current.drain(..).filter_map(|item| match item {
-            Item::Capture(capture) => Some(capture),
+            Item::Capture(capture) => Some(*capture),
             Item::Problem(_) => None,
         }));
         current = next?;
@@ -347,7 +348,7 @@ fn read_chunk(
         if INTERRUPTED.load(Ordering::Relaxed) {
             return Err(PipelineError::Interrupted);
         }
-        let mut capture = spare.pop().unwrap_or_default();
+        let mut capture = Box::new(spare.pop().unwrap_or_default());
         capture.clear();
         let Some(event) = reader.next_event(&mut capture) else {
             break;
