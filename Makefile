@@ -7,7 +7,7 @@ PYTHON := $(VENV)/bin/python
 OUT ?= out
 BIN := target/release/robots-census
 
-.PHONY: all build run test venv lint fmt check-fmt clippy doc clean schemas
+.PHONY: all build run test venv fmt check-fmt clippy doc clean schemas
 
 all: build
 
@@ -48,3 +48,38 @@ schemas:
 
 clean:
 	rm -rf target $(OUT) $(VENV)
+
+# ---- bench: the benchmark harness (see BENCHMARKS.md) ------------------------------------
+# `make bench` installs GNU time if missing, creates the venv, builds the inputs from
+# ../shared into bench-out/ (once), builds the release binary and the bench programs, runs
+# every benchmark and writes bench-out/results.md.
+
+SHARED          ?= ../shared
+BENCH_OUT       ?= bench-out
+BENCH_REPS      ?= 3
+BENCH_RESPONSES ?= 100000
+# apt-get needs root; use sudo when not root.
+BENCH_SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: bench bench-tools bench-inputs bench-clean
+
+bench: export PYTHONDONTWRITEBYTECODE = 1
+bench: bench-tools venv bench-inputs
+	$(PYTHON) scripts/bench.py --out $(BENCH_OUT) --shared $(SHARED) --reps $(BENCH_REPS)
+
+# GNU time (peak RSS via `/usr/bin/time -v`) and gzip (the decompression baseline).
+bench-tools:
+	@test -x /usr/bin/time && command -v gzip >/dev/null || { \
+	  $(BENCH_SUDO) apt-get update -qq && $(BENCH_SUDO) apt-get install -y -qq time gzip; }
+
+bench-inputs: $(BENCH_OUT)/corpus.json $(BENCH_OUT)/hostile-bomb.warc.gz
+
+$(BENCH_OUT)/corpus.json: scripts/make_bench_corpus.py scripts/bench_common.py | venv
+	$(PYTHON) scripts/make_bench_corpus.py --shared $(SHARED) --out $(BENCH_OUT) \
+	  --responses $(BENCH_RESPONSES)
+
+$(BENCH_OUT)/hostile-bomb.warc.gz: scripts/make_hostile_inputs.py scripts/bench_common.py | venv
+	$(PYTHON) scripts/make_hostile_inputs.py --out $(BENCH_OUT)
+
+bench-clean:
+	rm -rf $(BENCH_OUT)

@@ -1,0 +1,359 @@
+"""Run every robots-census benchmark once and write one results table with ratios.
+
+Called by ``make bench`` after the inputs exist (``make_bench_corpus.py``,
+``make_hostile_inputs.py``). Steps, each independent: a step that fails (a build error,
+a missing subcommand, a timeout) is reported as "not run" with the reason, the others
+still run, and the script exits 1 at the end.
+
+1. build   ``cargo build --release --locked --bin robots-census`` and the bench programs
+2. parse   robots-census vs texting_robots (``benches/parse.rs``) vs the reference
+3. verdicts 20 agents x 5 URLs per body (``benches/verdicts.rs``, ``bench_reference.py``)
+4. end to end  ``robots-census run`` vs ``python_baseline.py`` vs ``gzip -dc`` and
+           ``benches/inflate.rs`` (the decompression limit), ``--threads 1`` and ``2``
+5. hostile peak memory on a 100 MiB body and on a gzip bomb
+
+Process timings use ``/usr/bin/time -v`` (wall time measured here, peak RSS from time),
+repeated ``--reps`` times, median taken. In-process timings are done by the bench
+programs themselves, the same way. Output: ``<out>/results.md`` (printed) and
+``<out>/results.json``.
+
+Usage: bench.py [--out bench-out] [--shared ../shared] [--reps 3]
+"""
+
+import argparse
+import json
+import os
+import platform
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pyarrow.parquet as pq
+
+SCRIPTS = Path(__file__).resolve().parent
+REPO = SCRIPTS.parent
+TIMEOUT = 600  # seconds, per process
+
+
+class StepFailed(Exception):
+    """A benchmark step could not run; the message says why."""
+
+
+def log(msg):
+    print(f"[bench] {msg}", file=sys.stderr, flush=True)
+
+
+def run_json(cmd, timeout=TIMEOUT):
+    """Run a program that prints JSON lines; return them as dicts."""
+    cmd = [str(c) for c in cmd]
+    log(" ".join(cmd))
+    try:
+        proc = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired as exc:
+        raise StepFailed(f"timed out after {timeout}s: {cmd[0]}") from exc
+    if proc.returncode != 0:
+        raise StepFailed(f"{Path(str(cmd[0])).name} exited {proc.returncode}: {proc.stderr.strip()[-400:]}")
+    return [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
+
+
+def timed(cmd, reps, timeout=TIMEOUT, stdout=subprocess.DEVNULL, before=None):
+    """Run ``cmd`` under /usr/bin/time -v ``reps`` times: median wall s, max RSS MiB, exit code."""
+    walls, rss, code = [], [], 0
+    for _ in range(reps):
+        if before:
+            before()
+        with tempfile.NamedTemporaryFile("r", suffix=".time") as tfile:
+            full = ["/usr/bin/time", "-v", "-o", tfile.name] + [str(c) for c in cmd]
+            log(" ".join(full[4:]))
+            start = time.perf_counter()
+            try:
+                proc = subprocess.run(full, cwd=REPO, stdout=stdout, stderr=subprocess.PIPE,
+                                      timeout=timeout)
+            except subprocess.TimeoutExpired as exc:
+                raise StepFailed(f"timed out after {timeout}s: {' '.join(map(str, cmd))}") from exc
+            walls.append(time.perf_counter() - start)
+            match = re.search(r"Maximum resident set size \(kbytes\): (\d+)", tfile.read())
+            rss.append(int(match.group(1)) / 1024 if match else float("nan"))
+        code = proc.returncode
+        if code not in (0, 1):  # 1 = robots-census finished but skipped some input
+            first = (proc.stderr.decode(errors="replace").strip().splitlines() or [""])[0]
+            raise StepFailed(f"exit {code}: {first[:300]}")
+    return {"seconds": statistics.median(walls), "rss_mib": max(rss), "exit": code,
+            "walls": walls}
+
+
+# ---------------------------------------------------------------- machine and build
+
+def machine():
+    model = "unknown"
+    for line in Path("/proc/cpuinfo").read_text().splitlines():
+        if line.startswith("model name"):
+            model = line.split(":", 1)[1].strip()
+            break
+
+    def version(cmd):
+        try:
+            return subprocess.run(cmd, capture_output=True, text=True).stdout.strip()
+        except OSError:
+            return "missing"
+
+    rev = version(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"])
+    return {"nproc": os.cpu_count(), "cpu": model, "kernel": platform.release(),
+            "rustc": version(["rustc", "--version"]), "python": platform.python_version(),
+            "git": rev, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
+
+
+def build(results):
+    """Build the release binary and the bench programs; return their paths."""
+    paths = {}
+    try:
+        cmd = ["cargo", "build", "--release", "--locked", "--bin", "robots-census"]
+        log(" ".join(cmd))
+        proc = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise StepFailed("cargo build failed: " + proc.stderr.strip()[-600:])
+        paths["robots-census"] = REPO / "target" / "release" / "robots-census"
+    except StepFailed as exc:
+        results["failures"].append(f"build robots-census: {exc}")
+    for bench in ["inflate", "parse", "verdicts"]:
+        try:
+            paths[bench] = build_bench(bench)
+        except StepFailed as exc:
+            results["failures"].append(f"build bench {bench}: {exc}")
+    return paths
+
+
+def build_bench(name):
+    cmd = ["cargo", "bench", "--locked", "--no-run", "--bench", name, "--message-format=json"]
+    log(" ".join(cmd))
+    proc = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True)
+    if proc.returncode != 0:
+        errors = [json.loads(line)["message"]["rendered"] for line in proc.stdout.splitlines()
+                  if '"compiler-message"' in line and '"level":"error"' in line]
+        raise StepFailed("; ".join(e.splitlines()[0] for e in errors[:3]) or proc.stderr[-400:])
+    for line in proc.stdout.splitlines():
+        msg = json.loads(line)
+        if msg.get("reason") == "compiler-artifact" and msg["target"]["name"] == name \
+                and msg.get("executable"):
+            return Path(msg["executable"])
+    raise StepFailed(f"no executable for bench {name}")
+
+
+# ---------------------------------------------------------------- steps
+
+def step(results, name, fn):
+    try:
+        fn()
+    except StepFailed as exc:
+        results["failures"].append(f"{name}: {exc}")
+        log(f"FAILED {name}: {exc}")
+
+
+def bench_parse(args, paths, results):
+    rows = results["parse"]
+    if "parse" in paths:
+        step(results, "parse (Rust engines)", lambda: rows.extend(
+            run_json([paths["parse"], "--shared", args.shared, "--reps", args.reps])))
+    step(results, "parse (reference)", lambda: rows.extend(run_json(
+        [sys.executable, SCRIPTS / "bench_reference.py", "parse", "--shared", args.shared,
+         "--reps", args.reps])))
+
+
+def bench_verdicts(args, paths, results):
+    rows = results["verdicts"]
+    questions = Path(args.out) / "questions.tsv"
+    if "verdicts" in paths:
+        step(results, "verdicts (Rust engines)", lambda: rows.extend(run_json(
+            [paths["verdicts"], "--shared", args.shared, "--questions", questions,
+             "--reps", args.reps, "--every", args.every])))
+    step(results, "verdicts (reference)", lambda: rows.extend(run_json(
+        [sys.executable, SCRIPTS / "bench_reference.py", "verdicts", "--shared", args.shared,
+         "--questions", questions, "--reps", args.reps, "--every", args.every])))
+
+
+def table_rows(out_dir):
+    """Rows per Parquet table under ``out_dir`` (a table is a file stem or a directory)."""
+    counts = {}
+    for f in sorted(Path(out_dir).rglob("*.parquet")):
+        rel = f.relative_to(out_dir)
+        table = rel.parts[0] if len(rel.parts) > 1 else f.stem.split("-")[0].split(".")[0]
+        counts[table] = counts.get(table, 0) + pq.ParquetFile(f).metadata.num_rows
+    return counts
+
+
+def e2e_row(results, label, cmd, input_path, captures, reps, out_dir=None, **extra):
+    def fresh():
+        if out_dir:
+            shutil.rmtree(out_dir, ignore_errors=True)
+
+    def go():
+        row = timed(cmd, reps, before=fresh)
+        row.update({"what": label, "input": Path(input_path).name, "captures": captures,
+                    "input_bytes": Path(input_path).stat().st_size, **extra})
+        if out_dir:
+            row["tables"] = table_rows(out_dir)
+            if not row["tables"]:
+                raise StepFailed(f"exit {row['exit']} but no Parquet tables in the output directory")
+        results["e2e"].append(row)
+
+    step(results, f"e2e {label} on {Path(input_path).name}", go)
+
+
+def bench_e2e(args, paths, results):
+    out = Path(args.out)
+    corpus = json.loads((out / "corpus.json").read_text())
+    big, small = out / "cc.warc.gz", out / "cc-small.warc.gz"
+    n_big, n_small = corpus["responses"], corpus["small_responses"]
+    tmp = Path(tempfile.mkdtemp(prefix="bench-e2e-"))
+    try:
+        e2e_row(results, "gzip -dc > /dev/null", ["gzip", "-dc", big], big, n_big, args.reps)
+        if "inflate" in paths:
+            e2e_row(results, "inflate.rs raw deflate, one state reused", [paths["inflate"], big],
+                    big, n_big, args.reps)
+            e2e_row(results, "inflate.rs flate2 gzip mode, reset per member",
+                    [paths["inflate"], "--gzip-mode", big], big, n_big, args.reps)
+        if "robots-census" in paths:
+            for threads in (1, 2):
+                e2e_row(results, f"robots-census run --threads {threads}",
+                        [paths["robots-census"], "run", big, "--out", tmp / "rc", "--overwrite",
+                         "--quiet", "--threads", threads], big, n_big, args.reps,
+                        out_dir=tmp / "rc", threads=threads)
+            e2e_row(results, "robots-census run --threads 1",
+                    [paths["robots-census"], "run", small, "--out", tmp / "rc", "--overwrite",
+                     "--quiet", "--threads", 1], small, n_small, args.reps, out_dir=tmp / "rc", threads=1)
+        e2e_row(results, "python_baseline.py (warcio + jwm-robotstxt + pyarrow)",
+                [sys.executable, SCRIPTS / "python_baseline.py", small, "--out", tmp / "py"],
+                small, n_small, args.reps, out_dir=tmp / "py")
+        for name in ["hostile-100mb.warc.gz", "hostile-bomb.warc.gz"]:
+            hostile = out / name
+            if "robots-census" in paths:
+                e2e_row(results, "robots-census run --threads 1",
+                        [paths["robots-census"], "run", hostile, "--out", tmp / "rc", "--overwrite",
+                         "--quiet", "--threads", 1], hostile, 1, 1, out_dir=tmp / "rc", hostile=True)
+            e2e_row(results, "python_baseline.py", [sys.executable, SCRIPTS / "python_baseline.py",
+                    hostile, "--out", tmp / "py"], hostile, 1, 1, out_dir=tmp / "py", hostile=True)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+# ---------------------------------------------------------------- report
+
+def fmt(x, digits=1):
+    if x is None:
+        return "n/a"
+    if x >= 100:
+        return f"{x:,.0f}"
+    return f"{x:,.{digits}f}"
+
+
+def render(results):
+    m = results["machine"]
+    lines = [
+        "# robots-census benchmark results", "",
+        f"Machine: nproc={m['nproc']}, CPU: {m['cpu']}, kernel {m['kernel']}; {m['rustc']}; "
+        f"Python {m['python']}; commit {m['git']}; {m['date']}. Shared, noisy machine: read the ratios.",
+        f"Median of {results['reps']} runs unless marked (1 run).", "",
+    ]
+    lines += render_parse(results["parse"]) + render_verdicts(results["verdicts"])
+    lines += render_e2e(results["e2e"])
+    if results["failures"]:
+        lines += ["## Not run", ""] + [f"- {f}" for f in results["failures"]] + [""]
+    return "\n".join(lines)
+
+
+def render_parse(rows):
+    out = ["## Parse, one thread (all corpus bodies, each cut at 512,000 bytes)", "",
+           "| engine | docs | MB | s | MB/s | docs/s | robots-census is x faster |",
+           "|---|---:|---:|---:|---:|---:|---:|"]
+    ours = next((r for r in rows if r["engine"].startswith("robots-census")), None)
+    for r in rows:
+        speed = r["bytes"] / r["seconds"] / 1e6
+        ratio = ours and r["seconds"] and r["seconds"] / ours["seconds"]
+        errors = f" ({r['errors']} errors)" if r.get("errors") else ""
+        out.append(f"| {r['engine']}{errors} | {r['docs']:,} | {r['bytes'] / 1e6:.1f} | "
+                   f"{r['seconds']:.3f} | {fmt(speed)} | {fmt(r['docs'] / r['seconds'])} | "
+                   f"{fmt(ratio, 2) if ours else 'n/a'} |")
+    return out + [""]
+
+
+def render_verdicts(rows):
+    out = ["## Verdicts, one thread (20 agents x 5 URLs per body, parsing included)", "",
+           "| engine | bodies | verdicts | s | verdicts/s | robots-census is x faster (same bodies) | allowed |",
+           "|---|---|---:|---:|---:|---:|---:|"]
+    ours = {r["set"]: r for r in rows if r["engine"].startswith("robots-census")}
+    for r in rows:
+        rate = r["verdicts"] / r["seconds"]
+        mine = ours.get(r["set"])
+        ratio = fmt(r["seconds"] / mine["seconds"], 2) if mine else "n/a"
+        out.append(f"| {r['engine']} | {r['set']}: {r['docs']:,} | {r['verdicts']:,} | "
+                   f"{r['seconds']:.3f} | {fmt(rate)} | {ratio} | {r['allowed']:,} |")
+    sample = {r["engine"]: r["allowed"] for r in rows if r["set"].startswith("sample")}
+    if len(set(sample.values())) > 1:
+        out += ["", "Allowed counts on the sample differ between engines: "
+                + ", ".join(f"{k}: {v:,}" for k, v in sample.items())
+                + " (the reference is Google's parser; a difference is a disagreement)."]
+    return out + [""]
+
+
+def render_e2e(rows):
+    main_rows = [r for r in rows if not r.get("hostile")]
+    limit = {}  # the fastest inflate of each input is the decompression limit
+    for r in main_rows:
+        if r["what"].startswith("inflate"):
+            limit[r["input"]] = min(r["seconds"], limit.get(r["input"], float("inf")))
+    out = ["## End to end (one .warc.gz in, Parquet tables out)", "",
+           "| command | input | responses | MB .gz | s | responses/s | MB/s (.gz) | peak RSS MiB | x inflate time | tables (rows) |",
+           "|---|---|---:|---:|---:|---:|---:|---:|---:|---|"]
+    for r in main_rows:
+        lim = limit.get(r["input"])
+        ratio = fmt(r["seconds"] / lim, 2) if lim else "n/a"
+        tables = ", ".join(f"{k} {v:,}" for k, v in r.get("tables", {}).items()) or "-"
+        out.append(f"| {r['what']} | {r['input']} | {r['captures']:,} | {r['input_bytes'] / 1e6:.1f} | "
+                   f"{r['seconds']:.2f} | {fmt(r['captures'] / r['seconds'])} | "
+                   f"{fmt(r['input_bytes'] / r['seconds'] / 1e6)} | {fmt(r['rss_mib'])} | {ratio} | {tables} |")
+    one = next((r for r in main_rows if r.get("threads") == 1 and r["input"] == "cc.warc.gz"), None)
+    two = next((r for r in main_rows if r.get("threads") == 2), None)
+    if one and two:
+        out += ["", f"Scaling: --threads 2 is {one['seconds'] / two['seconds']:.2f}x the speed of "
+                f"--threads 1 on cc.warc.gz (peak RSS {fmt(one['rss_mib'])} -> {fmt(two['rss_mib'])} MiB)."]
+    hostile = [r for r in rows if r.get("hostile")]
+    if hostile:
+        out += ["", "## Hostile inputs (1 run each)", "",
+                "| command | input | s | peak RSS MiB | exit | tables (rows) |", "|---|---|---:|---:|---:|---|"]
+        for r in hostile:
+            tables = ", ".join(f"{k} {v:,}" for k, v in r.get("tables", {}).items()) or "-"
+            out.append(f"| {r['what']} | {r['input']} | {r['seconds']:.2f} | {fmt(r['rss_mib'])} | "
+                       f"{r['exit']} | {tables} |")
+    return out + [""]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", default="bench-out")
+    parser.add_argument("--shared", default="../shared")
+    parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--every", type=int, default=20, help="sample for the slow verdict engines")
+    parser.add_argument("--only", default="parse,verdicts,e2e", help="comma-separated steps")
+    args = parser.parse_args()
+    args.out = str(Path(args.out).resolve())
+    args.shared = str(Path(args.shared).resolve())
+    results = {"machine": machine(), "reps": args.reps, "parse": [], "verdicts": [], "e2e": [],
+               "failures": []}
+    paths = build(results)
+    steps = {"parse": bench_parse, "verdicts": bench_verdicts, "e2e": bench_e2e}
+    for name in args.only.split(","):
+        steps[name](args, paths, results)
+    report = render(results)
+    Path(args.out, "results.md").write_text(report)
+    Path(args.out, "results.json").write_text(json.dumps(results, indent=2, default=str) + "\n")
+    print(report)
+    sys.exit(1 if results["failures"] else 0)
+
+
+if __name__ == "__main__":
+    main()

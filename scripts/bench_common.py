@@ -1,0 +1,56 @@
+"""Shared helpers for the benchmark scripts: corpus discovery, WARC record framing, agents.
+
+Everything here is deterministic. The corpus bodies are read from ``<shared>/corpus/robots``
+(``../shared`` beside the repository) and never copied into the repository.
+"""
+
+import base64
+import gzip
+import hashlib
+from pathlib import Path
+
+# Google's production cap on a robots.txt body (robots.cc has none; Google cuts here).
+GOOGLE_BODY_CAP = 512_000
+
+# The 20 agents asked about every document, in the verdict benchmark and in the Python
+# baseline. Search engines, AI crawlers and SEO tools: the questions a census asks.
+BENCH_AGENTS = [
+    "Googlebot", "Bingbot", "GPTBot", "ChatGPT-User", "OAI-SearchBot",
+    "CCBot", "ClaudeBot", "anthropic-ai", "Google-Extended", "PerplexityBot",
+    "Bytespider", "Amazonbot", "Applebot", "Applebot-Extended", "meta-externalagent",
+    "YandexBot", "Baiduspider", "DuckDuckBot", "AhrefsBot", "SemrushBot",
+]
+
+
+def corpus_body_paths(shared):
+    """All corpus bodies, ``<shared>/corpus/robots/**/*.txt``, in a stable order."""
+    root = Path(shared) / "corpus" / "robots"
+    paths = sorted(p for p in root.rglob("*.txt") if p.is_file())
+    if not paths:
+        raise SystemExit(f"no robots.txt bodies under {root}: is ../shared beside the repo?")
+    return paths
+
+
+def load_corpus(shared, cap=GOOGLE_BODY_CAP):
+    """Return ``[(relative_path, body_bytes_capped)]`` for every corpus body."""
+    root = Path(shared) / "corpus" / "robots"
+    return [(str(p.relative_to(root)), p.read_bytes()[:cap]) for p in corpus_body_paths(shared)]
+
+
+def sha1_base32(*chunks):
+    """WARC digest form: ``sha1:`` and the base32 of the SHA-1 of the concatenated chunks."""
+    h = hashlib.sha1()
+    for chunk in chunks:
+        h.update(chunk)
+    return "sha1:" + base64.b32encode(h.digest()).decode("ascii")
+
+
+def warc_header(fields):
+    """Serialise ``[(name, value)]`` as a WARC/1.0 header block ending in the blank line."""
+    lines = ["WARC/1.0"] + [f"{name}: {value}" for name, value in fields]
+    return ("\r\n".join(lines) + "\r\n\r\n").encode("utf-8")
+
+
+def gzip_member(data, level=6):
+    """One gzip member with mtime 0, so output files are byte-for-byte reproducible."""
+    return gzip.compress(data, compresslevel=level, mtime=0)
