@@ -1,6 +1,10 @@
 //! End-to-end and cross-checking tests of robots-census, one binary, a module per concern.
 
+mod cli_check;
+mod conformance;
 mod differential;
+mod lint_rules;
+mod parser_props;
 mod pipeline;
 mod schema;
 mod support;

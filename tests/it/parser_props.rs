@@ -1,0 +1,304 @@
+//! Properties of the parser and matcher: no input panics them, the fast matcher
+//! agrees with robots.cc's position-set `Matches`, and adversarial bodies of
+//! hundreds of KB parse and answer (linear work; no wall-clock assertions).
+
+use std::sync::OnceLock;
+
+use proptest::prelude::*;
+use robots_census::robots::RobotsTxt;
+
+use crate::support::shared;
+
+/// Parses `body`, reads its findings and asks every agent about every URL.
+fn exercise(body: &[u8], agents: &[Vec<u8>], urls: &[Vec<u8>]) {
+    let doc = RobotsTxt::parse(body);
+    for finding in &doc.findings {
+        let _ = (
+            finding.code.as_str(),
+            finding.code.severity(),
+            finding.code.message(),
+        );
+    }
+    for agent in agents {
+        for url in urls {
+            let verdict = doc.verdict(agent, url);
+            assert_eq!(verdict.line, verdict.rule.map_or(0, |r| r.line));
+        }
+    }
+}
+
+/// A few dozen real bodies from the corpus, every n-th file in name order.
+fn corpus() -> &'static [Vec<u8>] {
+    static CORPUS: OnceLock<Vec<Vec<u8>>> = OnceLock::new();
+    CORPUS.get_or_init(|| {
+        let mut files = Vec::new();
+        let root = shared().join("corpus/robots");
+        let mut dirs = vec![root];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(&dir).expect("read corpus dir").flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else if path.extension().is_some_and(|e| e == "txt") {
+                    files.push(path);
+                }
+            }
+        }
+        files.sort();
+        let step = (files.len() / 40).max(1);
+        files
+            .iter()
+            .step_by(step)
+            .take(40)
+            .filter_map(|p| std::fs::read(p).ok())
+            .collect()
+    })
+}
+
+/// Bytes biased toward robots.txt syntax.
+fn robotish_bytes() -> impl Strategy<Value = Vec<u8>> {
+    let piece = prop_oneof![
+        Just(&b"user-agent:"[..]),
+        Just(&b"allow:"[..]),
+        Just(&b"disallow:"[..]),
+        Just(&b"sitemap:"[..]),
+        Just(&b"crawl-delay:"[..]),
+        Just(&b" * "[..]),
+        Just(&b"/"[..]),
+        Just(&b"$"[..]),
+        Just(&b"#"[..]),
+        Just(&b"%e3%8"[..]),
+        Just(&b"\n"[..]),
+        Just(&b"\r"[..]),
+        Just(&b"\0"[..]),
+        Just(&b"\xEF\xBB\xBF"[..]),
+        Just(&b"index.html"[..]),
+        Just(&b"FooBot"[..]),
+    ];
+    prop::collection::vec(
+        prop_oneof![
+            piece.prop_map(<[u8]>::to_vec),
+            prop::collection::vec(any::<u8>(), 0..4)
+        ],
+        0..80,
+    )
+    .prop_map(|parts| parts.concat())
+}
+
+fn agents() -> impl Strategy<Value = Vec<Vec<u8>>> {
+    let agent = prop_oneof![
+        Just(b"FooBot".to_vec()),
+        Just(b"*".to_vec()),
+        Just(Vec::new()),
+        prop::collection::vec(any::<u8>(), 0..12),
+    ];
+    prop::collection::vec(agent, 1..4)
+}
+
+fn urls() -> impl Strategy<Value = Vec<Vec<u8>>> {
+    let url = prop_oneof![
+        prop::collection::vec(any::<u8>(), 0..40),
+        "(https?://[a-z.]{0,8})?(/[a-z%*$?;#0-9]{0,6}){0,4}".prop_map(String::into_bytes),
+    ];
+    prop::collection::vec(url, 1..5)
+}
+
+/// A corpus body with bytes overwritten, a slice removed and bytes inserted.
+fn mutated_corpus_body() -> impl Strategy<Value = Vec<u8>> {
+    (
+        any::<prop::sample::Index>(),
+        prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 0..16),
+        any::<prop::sample::Index>(),
+        0usize..200,
+        robotish_bytes(),
+    )
+        .prop_map(|(which, writes, cut_at, cut_len, insert)| {
+            let mut body = which.get(corpus()).clone();
+            if body.is_empty() {
+                return insert;
+            }
+            for (at, byte) in writes {
+                let i = at.index(body.len());
+                body[i] = byte;
+            }
+            let start = cut_at.index(body.len());
+            let end = (start + cut_len).min(body.len());
+            let _removed: Vec<u8> = body.splice(start..end, insert).collect();
+            body
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn random_bytes_never_panic(body in prop::collection::vec(any::<u8>(), 0..2048), agents in agents(), urls in urls()) {
+        exercise(&body, &agents, &urls);
+    }
+
+    #[test]
+    fn robots_like_bytes_never_panic(body in robotish_bytes(), agents in agents(), urls in urls()) {
+        exercise(&body, &agents, &urls);
+    }
+
+    #[test]
+    fn mutated_corpus_bodies_never_panic(body in mutated_corpus_body(), agents in agents(), urls in urls()) {
+        exercise(&body, &agents, &urls);
+    }
+}
+
+// ------------------------------------------------ the matcher against robots.cc
+
+/// robots.cc's `MaybeEscapePattern` for the test alphabet: `%xx` escapes upper-cased.
+fn naive_escape(pattern: &[u8]) -> Vec<u8> {
+    let mut out = pattern.to_vec();
+    let mut i = 0;
+    while i + 2 < out.len() {
+        if out[i] == b'%' && out[i + 1].is_ascii_hexdigit() && out[i + 2].is_ascii_hexdigit() {
+            out[i + 1] = out[i + 1].to_ascii_uppercase();
+            out[i + 2] = out[i + 2].to_ascii_uppercase();
+            i += 3;
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+/// robots.cc's `RobotsMatchStrategy::Matches`, transcribed: the set of path
+/// positions reachable after each pattern byte.
+fn naive_matches(path: &[u8], pattern: &[u8]) -> bool {
+    let mut positions: Vec<usize> = vec![0];
+    for (i, &p) in pattern.iter().enumerate() {
+        if p == b'$' && i + 1 == pattern.len() {
+            return positions.last() == Some(&path.len());
+        }
+        if p == b'*' {
+            positions = (positions[0]..=path.len()).collect();
+        } else {
+            positions.retain(|&at| at < path.len() && path[at] == p);
+            positions.iter_mut().for_each(|at| *at += 1);
+            if positions.is_empty() {
+                return false;
+            }
+        }
+    }
+    true
+}
+
+/// robots.cc's answer for a `*` group with `allow: a` (line 2) and `disallow: d`
+/// (line 3): (allowed, matching_line).
+fn naive_verdict(path: &[u8], allow: &[u8], disallow: &[u8]) -> (bool, u32) {
+    let priority = |p: &[u8]| {
+        if naive_matches(path, p) {
+            p.len() as i64
+        } else {
+            -1
+        }
+    };
+    let (a, d) = (
+        priority(&naive_escape(allow)),
+        priority(&naive_escape(disallow)),
+    );
+    let allowed = !((a > 0 || d > 0) && d > a);
+    let line = if d > a {
+        3
+    } else if a >= 0 {
+        2
+    } else {
+        0
+    };
+    (allowed, line)
+}
+
+fn small_alphabet(max: usize) -> impl Strategy<Value = Vec<u8>> {
+    prop::collection::vec(prop::sample::select(&b"/ab*$%"[..]), 0..max)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+
+    #[test]
+    fn matcher_equals_robots_cc_position_sets(allow in small_alphabet(8), disallow in small_alphabet(8), tail in small_alphabet(12)) {
+        let path = [&b"/"[..], &tail[..]].concat();
+        let body = [&b"user-agent: *\nallow: "[..], &allow[..], &b"\ndisallow: "[..], &disallow[..], &b"\n"[..]].concat();
+        let url = [&b"http://example.com"[..], &path[..]].concat();
+        let doc = RobotsTxt::parse(&body);
+        let verdict = doc.verdict(b"FooBot", &url);
+        prop_assert_eq!((verdict.allowed, verdict.line), naive_verdict(&path, &allow, &disallow));
+    }
+}
+
+// ------------------------------------------------------ adversarial, linear work
+
+/// Parses `body` and asks 100 questions with long, near-miss URLs.
+#[track_caller]
+fn answers_100_questions(body: &[u8]) {
+    let doc = RobotsTxt::parse(body);
+    let urls: Vec<Vec<u8>> = (0..50)
+        .flat_map(|i| {
+            [
+                format!("/{}b", "a".repeat(100 * i)),
+                format!("/{}", "a*".repeat(40 * i)),
+            ]
+        })
+        .map(String::into_bytes)
+        .collect();
+    for (i, url) in urls.iter().enumerate() {
+        let agent: &[u8] = if i % 2 == 0 { b"FooBot" } else { b"a" };
+        let verdict = doc.verdict(agent, url);
+        assert_eq!(verdict.line, verdict.rule.map_or(0, |r| r.line));
+    }
+    assert_eq!(doc.facts.parsed_len, body.len().min(512_000));
+}
+
+const ADVERSARIAL_LEN: usize = 400_000;
+
+#[test]
+fn adversarial_star_a_patterns() {
+    let mut body = b"user-agent: *\nuser-agent: a\n".to_vec();
+    while body.len() < ADVERSARIAL_LEN {
+        body.extend_from_slice(b"disallow: /");
+        body.extend_from_slice(&b"*a".repeat(8_000));
+        body.extend_from_slice(b"$\nallow: /*a*a*a*a*a*a*a*a*a*a*a*a*a*a*b\n");
+    }
+    answers_100_questions(&body);
+}
+
+#[test]
+fn adversarial_long_lines() {
+    let mut body = b"user-agent: *\n".to_vec();
+    while body.len() < ADVERSARIAL_LEN {
+        body.extend_from_slice(b"disallow: /");
+        body.extend(std::iter::repeat_n(b'a', 20_000));
+        body.push(b'\n');
+    }
+    answers_100_questions(&body);
+}
+
+#[test]
+fn adversarial_all_nul() {
+    answers_100_questions(&vec![0u8; ADVERSARIAL_LEN]);
+}
+
+#[test]
+fn adversarial_all_cr() {
+    let body = vec![b'\r'; ADVERSARIAL_LEN];
+    answers_100_questions(&body);
+    assert_eq!(
+        RobotsTxt::parse(&body).lines.lines as usize,
+        ADVERSARIAL_LEN + 1
+    );
+}
+
+#[test]
+fn adversarial_many_tiny_groups() {
+    let body = b"user-agent: a\ndisallow: /*a\n".repeat(ADVERSARIAL_LEN / 28);
+    answers_100_questions(&body);
+}
+
+#[test]
+fn adversarial_over_the_cap() {
+    let body = b"user-agent: *\ndisallow: /*a*a*a$\n".repeat(700_000 / 32);
+    answers_100_questions(&body);
+}
