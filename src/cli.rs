@@ -101,7 +101,7 @@ pub struct RunArgs {
     #[arg(long, default_value = "status", value_name = "NAME")]
     pub csv_status_column: String,
 
-    /// CSV column holding a host, standing in for the URL as https://<host>/robots.txt.
+    /// CSV column holding a host, standing in for the URL as `https://<host>/robots.txt`.
     #[arg(long, value_name = "NAME")]
     pub csv_host_column: Option<String>,
 }

@@ -232,7 +232,7 @@ pub fn remove_leftovers(out: &Path) -> std::io::Result<usize> {
     Ok(removed)
 }
 
-/// Lower-cased authority (host[:port]) of an absolute URL, without userinfo.
+/// Lower-cased authority (`host[:port]`) of an absolute URL, without userinfo.
 pub fn url_host(url: &str) -> Option<String> {
     let rest = &url[url.find("://")? + 3..];
     let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
