@@ -88,14 +88,17 @@ impl Units {
 
     fn span(&self, dstart: u64, dend: u64) -> Option<(u64, u64)> {
         // Empty members share their offset with a neighbour; the record lives in the
-        // non-empty one.
+        // non-empty one (unique). Searched newest first: the record was just read, and
+        // a scan from the oldest of 4,096 units cost ~10% of a Common Crawl run.
         let first = self
             .ring
             .iter()
+            .rev()
             .find(|u| u.dstart == dstart && u.dend > dstart)?;
         let len = self
             .ring
             .iter()
+            .rev()
             .find(|u| u.dend == dend && u.dend > u.dstart && u.cend != u64::MAX)
             .map_or(0, |u| u.cend.saturating_sub(first.cstart));
         Some((first.cstart, len))
