@@ -10,8 +10,9 @@ pub const ROBOTS_PARSE_CAP: usize = 512_000;
 pub const MAX_LINE_LEN: usize = 2083 * 8 - 1;
 
 /// Bytes of a payload kept in memory. Everything the 500 KiB rule needs, and no
-/// more: the remainder of a body is counted, not stored.
-pub const BODY_KEEP_CAP: usize = ROBOTS_PARSE_CAP;
+/// more: the remainder of a body is counted, not stored. One byte past the parse
+/// cap, so the engine itself sees that the body was cut (and says so in lint).
+pub const BODY_KEEP_CAP: usize = ROBOTS_PARSE_CAP + 1;
 
 /// Largest WARC or HTTP header block accepted before the record is declared
 /// malformed and the reader resynchronises.

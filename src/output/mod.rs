@@ -105,7 +105,20 @@ pub struct PartWriter {
 impl PartWriter {
     /// Opens `<out>/<table>/<part>.parquet.tmp` for every table.
     pub fn create(out: &Path, part: &str) -> Result<Self, OutputError> {
-        let mut parts = Vec::with_capacity(Table::ALL.len());
+        let mut writer = PartWriter {
+            parts: Vec::with_capacity(Table::ALL.len()),
+        };
+        match writer.open_all(out, part) {
+            Ok(()) => Ok(writer),
+            Err(e) => {
+                // No half-made part file stays behind.
+                writer.abandon();
+                Err(e)
+            }
+        }
+    }
+
+    fn open_all(&mut self, out: &Path, part: &str) -> Result<(), OutputError> {
         for table in Table::ALL {
             let dir = out.join(table.name());
             fs::create_dir_all(&dir).map_err(io_err(&dir))?;
@@ -121,7 +134,7 @@ impl PartWriter {
                 path: tmp.clone(),
                 source,
             })?;
-            parts.push(Part {
+            self.parts.push(Part {
                 table,
                 tmp,
                 path,
@@ -129,7 +142,7 @@ impl PartWriter {
                 rows: 0,
             });
         }
-        Ok(PartWriter { parts })
+        Ok(())
     }
 
     /// Writes the finished batches of every table.

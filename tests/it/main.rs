@@ -6,5 +6,6 @@ mod differential;
 mod lint_rules;
 mod parser_props;
 mod pipeline;
+mod queries;
 mod schema;
 mod support;
