@@ -540,3 +540,57 @@ fn killed_run_resumes_to_exactly_the_uninterrupted_rows() {
         "resumed output equals the uninterrupted output"
     );
 }
+
+#[test]
+fn ctrl_c_stops_cleanly_and_keeps_completed_inputs() {
+    let dir = scratch("sigint");
+    let inputs_dir = dir.join("inputs");
+    std::fs::create_dir_all(&inputs_dir).expect("inputs dir");
+    let sample =
+        std::fs::read(repo().join("data-samples/cc-robotstxt-sample.warc.gz")).expect("sample");
+    let inputs: Vec<PathBuf> = (0..40)
+        .map(|i| {
+            let path = inputs_dir.join(format!("part-{i:02}.warc.gz"));
+            std::fs::write(&path, &sample).expect("copy sample");
+            path
+        })
+        .collect();
+    let out = dir.join("out");
+    let mut child = bin()
+        .arg("run")
+        .args(&inputs)
+        .arg("--out")
+        .arg(&out)
+        .args(["--quiet", "--threads", "1"])
+        .spawn()
+        .expect("spawn");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while std::fs::read_dir(out.join("_manifests")).map_or(0, |d| d.count()) < 2
+        && std::time::Instant::now() < deadline
+    {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    let status = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("kill -INT");
+    assert!(status.success());
+    let exit = child.wait().expect("wait");
+    let done = std::fs::read_dir(out.join("_manifests")).map_or(0, |d| d.count());
+    assert!(done >= 2, "completed inputs are kept");
+    if done < inputs.len() {
+        assert_eq!(exit.code(), Some(130), "an interrupted run exits 130");
+    }
+    for table in ["documents", "rules", "errors"] {
+        let parts: Vec<String> = std::fs::read_dir(out.join(table))
+            .expect("table dir")
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        assert!(
+            parts.iter().all(|p| !p.ends_with(".tmp")),
+            "no temporary part left in {table}: {parts:?}"
+        );
+        assert_eq!(parts.len(), done, "one part per completed input in {table}");
+    }
+}
