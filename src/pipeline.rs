@@ -389,13 +389,7 @@ fn process_chunk(
                         findings += document(config, source, capture, &mut batches) as u64;
                         warnings += capture.warnings.len() as u64;
                     }
-                    Item::Problem(problem) => batches.problem(&Problem {
-                        doc_id: None,
-                        source,
-                        file_offset: Some(problem.offset),
-                        code: problem.code,
-                        message: &problem.message,
-                    }),
+                    Item::Problem(problem) => batches.problem(&problem_row(source, None, problem)),
                 }
             }
             let finished = batches.finish().map_err(|source| OutputError::Arrow {
@@ -413,6 +407,17 @@ fn process_chunk(
         warnings += w;
     }
     Ok((findings, warnings))
+}
+
+/// The `errors` row of a reader's problem at its offset.
+fn problem_row<'a>(source: &'a str, doc_id: Option<i64>, problem: &'a InputProblem) -> Problem<'a> {
+    Problem {
+        doc_id,
+        source,
+        file_offset: Some(problem.offset),
+        code: problem.code,
+        message: &problem.message,
+    }
 }
 
 /// `doc_id`: the first 63 bits of SHA-1(source, NUL, stream offset).
@@ -472,13 +477,7 @@ fn document(config: &RunConfig, source: &str, capture: &Capture, batches: &mut B
         }),
     };
     for warning in &capture.warnings {
-        batches.problem(&Problem {
-            doc_id: Some(doc_id),
-            source,
-            file_offset: Some(warning.offset),
-            code: warning.code,
-            message: &warning.message,
-        });
+        batches.problem(&problem_row(source, Some(doc_id), warning));
     }
     if outcome != StatusOutcome::Parse {
         batches.document(&info, None);

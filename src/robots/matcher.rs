@@ -7,7 +7,6 @@
 //! specific group, even an empty one, hides the global one. Asking allocates
 //! nothing and never parses again.
 
-use super::agent::token_matches;
 use super::model::{RobotsTxt, Rule, RuleKind};
 use super::pattern::{matches, matches_anchored};
 use super::url::UrlPath;
@@ -140,10 +139,7 @@ impl<'a> RobotsTxt<'a> {
         let (mut specific, mut global) = (Bests::NONE, Bests::NONE);
         let (mut named, mut star) = (false, false);
         for group in &self.groups {
-            let names_agent = self
-                .group_agents(group)
-                .iter()
-                .any(|a| !a.is_star && token_matches(a.token, agent));
+            let names_agent = self.group_agents(group).iter().any(|a| a.names(agent));
             let bests = if names_agent {
                 named = true;
                 &mut specific
@@ -200,10 +196,7 @@ impl<'a> RobotsTxt<'a> {
     pub fn agent_summary(&self, agent: &[u8]) -> AgentSummary {
         let named = self.names_agent(agent);
         let applies = |group: &super::model::Group| {
-            let names = self
-                .group_agents(group)
-                .iter()
-                .any(|a| !a.is_star && token_matches(a.token, agent));
+            let names = self.group_agents(group).iter().any(|a| a.names(agent));
             if named {
                 names
             } else {

@@ -40,6 +40,13 @@ pub struct AgentLine<'a> {
     pub group: u32,
 }
 
+impl AgentLine<'_> {
+    /// Whether this line names `agent` explicitly (a `*` line names no one).
+    pub fn names(&self, agent: &[u8]) -> bool {
+        !self.is_star && super::agent::token_matches(self.token, agent)
+    }
+}
+
 /// A run of user-agent lines and the rules that follow them, up to the next
 /// user-agent line after a rule. Groups naming the same agent are kept apart here
 /// and merged when matching, as robots.cc does.
@@ -204,9 +211,7 @@ impl<'a> RobotsTxt<'a> {
     /// Whether any group names `agent` explicitly (robots.cc's
     /// `ever_seen_specific_agent`).
     pub fn names_agent(&self, agent: &[u8]) -> bool {
-        self.agents
-            .iter()
-            .any(|a| !a.is_star && super::agent::token_matches(a.token, agent))
+        self.agents.iter().any(|a| a.names(agent))
     }
 
     pub fn has_star_group(&self) -> bool {
