@@ -19,8 +19,8 @@ use crate::output::{
     self, part_name, AgentRow, Batches, DocInfo, OutputError, PartWriter, Problem, Table,
 };
 use crate::progress::Progress;
-use crate::robots::RobotsTxt;
-use crate::verdicts::{classify, status_class, StatusOutcome};
+use crate::robots::{RobotsTxt, UrlPath, Verdict};
+use crate::verdicts::{classification, status_class, StatusOutcome};
 
 /// Set by the Ctrl-C handler: workers stop at the next record, completed inputs stay.
 pub static INTERRUPTED: AtomicBool = AtomicBool::new(false);
@@ -400,12 +400,14 @@ fn process_chunk(
         })
         .collect();
     let (mut findings, mut warnings) = (0, 0);
+    let mut sets = Vec::with_capacity(tasks.len());
     for task in tasks {
         let (finished, f, w) = task?;
-        writer.write_finished(finished)?;
+        sets.push(finished);
         findings += f;
         warnings += w;
     }
+    writer.write_finished(&sets)?;
     Ok((findings, warnings))
 }
 
@@ -495,31 +497,57 @@ fn document(config: &RunConfig, source: &str, capture: &Capture, batches: &mut B
     let doc = RobotsTxt::parse(&capture.body);
     batches.document(&info, Some(&doc));
     let urls = config.urls.urls_for(&scheme, &host);
-    let paths: Vec<crate::robots::UrlPath<'_>> = urls
-        .iter()
-        .map(|u| crate::robots::UrlPath::new(u.as_bytes()))
-        .collect();
+    ask_agents(config, doc_id, &doc, &urls, batches);
+    doc.findings.len()
+}
+
+/// The `verdicts` and `agents` rows of a parsed document. Every agent that no
+/// group names gets the `*` group's answers, so those are computed once and
+/// shared; `/` is asked once per agent even when it is also a sampled URL.
+fn ask_agents(
+    config: &RunConfig,
+    doc_id: i64,
+    doc: &RobotsTxt<'_>,
+    urls: &[String],
+    batches: &mut Batches,
+) {
+    let paths: Vec<UrlPath<'_>> = urls.iter().map(|u| UrlPath::new(u.as_bytes())).collect();
+    let root = paths.iter().position(|p| p.as_bytes() == b"/");
+    let answer = |agent: &str| {
+        let verdicts: Vec<Verdict<'_>> = paths
+            .iter()
+            .map(|path| doc.verdict_for_path(agent.as_bytes(), path))
+            .collect();
+        let root_allowed = match root {
+            Some(i) => verdicts[i].allowed,
+            None => doc.verdict(agent.as_bytes(), b"/").allowed,
+        };
+        let summary = doc.agent_summary(agent.as_bytes());
+        let class = classification(&summary, root_allowed);
+        (verdicts, summary, root_allowed, class)
+    };
+    let mut unnamed = None;
     for agent in &config.agents {
-        for (url, path) in urls.iter().zip(&paths) {
-            batches.verdict(
-                doc_id,
-                agent,
-                url,
-                &doc.verdict_for_path(agent.as_bytes(), path),
-            );
+        let named;
+        let (verdicts, summary, root_allowed, class) = if doc.names_agent(agent.as_bytes()) {
+            named = answer(agent);
+            &named
+        } else {
+            unnamed.get_or_insert_with(|| answer(agent))
+        };
+        for (url, verdict) in urls.iter().zip(verdicts) {
+            batches.verdict(doc_id, agent, url, verdict);
         }
-        let (summary, root_allowed, classification) = classify(&doc, agent);
         batches.agent(
             doc_id,
             &AgentRow {
                 agent,
-                summary: Some(summary),
-                root_allowed: Some(root_allowed),
-                classification,
+                summary: Some(*summary),
+                root_allowed: Some(*root_allowed),
+                classification: class,
             },
         );
     }
-    doc.findings.len()
 }
 
 /// Lower-cased scheme and authority of a URL (empty when it has none).

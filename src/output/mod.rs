@@ -17,9 +17,16 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use arrow_array::RecordBatch;
+use arrow_schema::{Field, SchemaRef};
+use parquet::arrow::arrow_writer::{
+    compute_leaves, ArrowColumnChunk, ArrowColumnWriter, ArrowRowGroupWriterFactory,
+};
 use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::properties::WriterProperties;
+use parquet::file::writer::SerializedFileWriter;
+use parquet::schema::types::ColumnPath;
+use rayon::prelude::*;
 
 pub use rows::{AgentRow, Batches, DocInfo, Problem};
 pub use schema::Table;
@@ -80,21 +87,98 @@ pub fn manifest_path(out: &Path, part: &str) -> PathBuf {
     out.join(MANIFEST_DIR).join(format!("{part}.json"))
 }
 
-/// Writer properties shared by every table: zstd, dictionary encoding, bounded row groups.
-fn properties() -> WriterProperties {
-    WriterProperties::builder()
+/// Rows per row group: a table's open row group is closed at the first batch
+/// boundary at or past this many rows (boundaries depend only on the input).
+pub const ROW_GROUP_ROWS: usize = 128 * 1024;
+
+/// Writer properties of a table: zstd, dictionary encoding except for columns of
+/// mostly distinct values.
+fn properties(table: Table) -> WriterProperties {
+    let mut builder = WriterProperties::builder()
         .set_compression(Compression::ZSTD(ZstdLevel::try_new(1).unwrap_or_default()))
-        .set_max_row_group_row_count(Some(128 * 1024))
-        .set_created_by(concat!("robots-census ", env!("CARGO_PKG_VERSION")).to_owned())
-        .build()
+        .set_max_row_group_row_count(Some(ROW_GROUP_ROWS))
+        .set_created_by(concat!("robots-census ", env!("CARGO_PKG_VERSION")).to_owned());
+    for column in table.columns().iter().filter(|c| !c.dictionary) {
+        builder = builder.set_column_dictionary_enabled(ColumnPath::from(column.name), false);
+    }
+    builder.build()
 }
 
+/// One table's part file being written, a row group at a time, each column
+/// encoded by its own [`ArrowColumnWriter`] so columns can be encoded in parallel.
 struct Part {
     table: Table,
     tmp: PathBuf,
     path: PathBuf,
-    writer: ArrowWriter<BufWriter<File>>,
+    file: SerializedFileWriter<BufWriter<File>>,
+    factory: ArrowRowGroupWriterFactory,
+    schema: SchemaRef,
+    /// The open row group's column writers (one per field: no field has two leaves).
+    columns: Vec<ArrowColumnWriter>,
+    row_groups: usize,
+    open_rows: usize,
     rows: u64,
+}
+
+impl Part {
+    fn parquet_err(&self) -> impl FnOnce(parquet::errors::ParquetError) -> OutputError + '_ {
+        |source| OutputError::Parquet {
+            path: self.tmp.clone(),
+            source,
+        }
+    }
+
+    fn open_row_group(&mut self) -> Result<(), OutputError> {
+        if self.columns.is_empty() {
+            let columns = self
+                .factory
+                .create_column_writers(self.row_groups)
+                .map_err(self.parquet_err())?;
+            if columns.len() != self.schema.fields().len() {
+                return Err(OutputError::Parquet {
+                    path: self.tmp.clone(),
+                    source: parquet::errors::ParquetError::General(format!(
+                        "{} columns for {} fields: nested columns are not supported",
+                        columns.len(),
+                        self.schema.fields().len()
+                    )),
+                });
+            }
+            self.columns = columns;
+        }
+        Ok(())
+    }
+
+    /// Splices the encoded columns of the open row group into the file.
+    fn append_row_group(&mut self, chunks: Vec<ArrowColumnChunk>) -> Result<(), OutputError> {
+        let path = self.tmp.clone();
+        let err = |source| OutputError::Parquet { path, source };
+        let mut row_group = self.file.next_row_group().map_err(err.clone())?;
+        for chunk in chunks {
+            chunk
+                .append_to_row_group(&mut row_group)
+                .map_err(err.clone())?;
+        }
+        row_group.close().map_err(err)?;
+        self.row_groups += 1;
+        self.open_rows = 0;
+        Ok(())
+    }
+}
+
+/// Encodes the batches of one column, in order, with that column's writer.
+fn encode_column(
+    writer: &mut ArrowColumnWriter,
+    field: &Field,
+    column: usize,
+    batches: &[&RecordBatch],
+) -> Result<(), parquet::errors::ParquetError> {
+    for batch in batches {
+        for leaf in compute_leaves(field, batch.column(column))? {
+            writer.write(&leaf)?;
+        }
+    }
+    Ok(())
 }
 
 /// The part files of one input, all tables, being written.
@@ -125,20 +209,30 @@ impl PartWriter {
             let path = dir.join(format!("{part}.parquet"));
             let tmp = dir.join(format!("{part}.parquet.tmp"));
             let file = File::create(&tmp).map_err(io_err(&tmp))?;
-            let writer = ArrowWriter::try_new(
-                BufWriter::with_capacity(1 << 20, file),
-                table.schema(),
-                Some(properties()),
-            )
-            .map_err(|source| OutputError::Parquet {
+            let schema = table.schema();
+            let parquet_err = |source| OutputError::Parquet {
                 path: tmp.clone(),
                 source,
-            })?;
+            };
+            // ArrowWriter lays out the file (Parquet schema, Arrow schema in the
+            // footer); the row groups are then encoded column by column here.
+            let (file, factory) = ArrowWriter::try_new(
+                BufWriter::with_capacity(1 << 20, file),
+                schema.clone(),
+                Some(properties(table)),
+            )
+            .and_then(ArrowWriter::into_serialized_writer)
+            .map_err(parquet_err)?;
             self.parts.push(Part {
                 table,
                 tmp,
                 path,
-                writer,
+                file,
+                factory,
+                schema,
+                columns: Vec::new(),
+                row_groups: 0,
+                open_rows: 0,
                 rows: 0,
             });
         }
@@ -151,50 +245,96 @@ impl PartWriter {
             table: "batch",
             source,
         })?;
-        for (table, batch) in finished {
-            self.write_batch(table, &batch)?;
-        }
-        Ok(())
+        self.write_finished(&[finished])
     }
 
-    /// Writes batches already finished (see [`Batches::finish`]).
+    /// Writes batches already finished (see [`Batches::finish`]), in order. Every
+    /// column of every table is encoded as its own rayon task, so writing uses all
+    /// threads; the bytes written do not depend on the thread count.
     pub fn write_finished(
         &mut self,
-        finished: Vec<(Table, RecordBatch)>,
+        finished: &[Vec<(Table, RecordBatch)>],
     ) -> Result<(), OutputError> {
-        for (table, batch) in finished {
-            self.write_batch(table, &batch)?;
+        let mut per_part: Vec<Vec<&RecordBatch>> = vec![Vec::new(); self.parts.len()];
+        for set in finished {
+            for (table, batch) in set {
+                if batch.num_rows() == 0 {
+                    continue;
+                }
+                if let Some(i) = self.parts.iter().position(|p| p.table == *table) {
+                    per_part[i].push(batch);
+                }
+            }
         }
-        Ok(())
+        let mut jobs = Vec::new();
+        for (part, batches) in self.parts.iter_mut().zip(&per_part) {
+            if batches.is_empty() {
+                continue;
+            }
+            part.open_row_group()?;
+            let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
+            part.open_rows += rows;
+            part.rows += rows as u64;
+            let schema = &part.schema;
+            let tmp = &part.tmp;
+            for (column, writer) in part.columns.iter_mut().enumerate() {
+                jobs.push((
+                    tmp,
+                    writer,
+                    schema.field(column),
+                    column,
+                    batches.as_slice(),
+                ));
+            }
+        }
+        jobs.into_par_iter()
+            .try_for_each(|(tmp, writer, field, column, batches)| {
+                encode_column(writer, field, column, batches).map_err(|source| {
+                    OutputError::Parquet {
+                        path: tmp.clone(),
+                        source,
+                    }
+                })
+            })?;
+        self.flush_row_groups(|part| part.open_rows >= ROW_GROUP_ROWS)
     }
 
-    fn write_batch(&mut self, table: Table, batch: &RecordBatch) -> Result<(), OutputError> {
-        if batch.num_rows() == 0 {
-            return Ok(());
+    /// Closes (in parallel) and appends the open row group of every part `which` selects.
+    fn flush_row_groups(&mut self, which: impl Fn(&Part) -> bool) -> Result<(), OutputError> {
+        let mut closing: Vec<(usize, Vec<ArrowColumnWriter>)> = Vec::new();
+        for (i, part) in self.parts.iter_mut().enumerate() {
+            if !part.columns.is_empty() && which(part) {
+                closing.push((i, std::mem::take(&mut part.columns)));
+            }
         }
-        let Some(part) = self.parts.iter_mut().find(|p| p.table == table) else {
-            return Ok(());
-        };
-        part.rows += batch.num_rows() as u64;
-        part.writer
-            .write(batch)
-            .map_err(|source| OutputError::Parquet {
-                path: part.tmp.clone(),
-                source,
+        let closed: Vec<(usize, Result<Vec<ArrowColumnChunk>, _>)> = closing
+            .into_par_iter()
+            .map(|(i, columns)| {
+                let chunks = columns
+                    .into_par_iter()
+                    .map(ArrowColumnWriter::close)
+                    .collect();
+                (i, chunks)
             })
+            .collect();
+        for (i, chunks) in closed {
+            let part = &mut self.parts[i];
+            let chunks = chunks.map_err(part.parquet_err())?;
+            part.append_row_group(chunks)?;
+        }
+        Ok(())
     }
 
     /// Closes every part and renames it into place. Returns (table, rows, path).
-    pub fn commit(self) -> Result<Vec<(Table, u64, PathBuf)>, OutputError> {
+    pub fn commit(mut self) -> Result<Vec<(Table, u64, PathBuf)>, OutputError> {
+        self.flush_row_groups(|_| true)?;
         let mut done = Vec::with_capacity(self.parts.len());
         for part in self.parts {
-            let file = part
-                .writer
-                .into_inner()
-                .map_err(|source| OutputError::Parquet {
-                    path: part.tmp.clone(),
-                    source,
-                })?;
+            let err = |source| OutputError::Parquet {
+                path: part.tmp.clone(),
+                source,
+            };
+            let file = part.file.into_inner().map_err(err)?;
             // Flushes the buffer; the file closes when dropped.
             file.into_inner().map_err(|e| OutputError::Io {
                 path: part.tmp.clone(),
@@ -209,7 +349,7 @@ impl PartWriter {
     /// Removes the temporary files of an input that will not complete.
     pub fn abandon(self) {
         for part in self.parts {
-            drop(part.writer);
+            drop(part.file);
             let _ = fs::remove_file(&part.tmp);
         }
     }

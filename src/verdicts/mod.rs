@@ -167,7 +167,13 @@ pub fn status_class(status: Option<u16>) -> &'static str {
 pub fn classify(doc: &RobotsTxt<'_>, agent: &str) -> (AgentSummary, bool, &'static str) {
     let summary = doc.agent_summary(agent.as_bytes());
     let root_allowed = doc.verdict(agent.as_bytes(), b"/").allowed;
-    let class = if summary.scope == Scope::None {
+    let class = classification(&summary, root_allowed);
+    (summary, root_allowed, class)
+}
+
+/// The `agents.classification` of an agent given its summary and whether `/` is allowed.
+pub fn classification(summary: &AgentSummary, root_allowed: bool) -> &'static str {
+    if summary.scope == Scope::None {
         "allowed"
     } else if !root_allowed && summary.allow_rules == 0 {
         "full_disallow"
@@ -175,8 +181,7 @@ pub fn classify(doc: &RobotsTxt<'_>, agent: &str) -> (AgentSummary, bool, &'stat
         "partial_disallow"
     } else {
         "allowed"
-    };
-    (summary, root_allowed, class)
+    }
 }
 
 #[cfg(test)]
