@@ -259,7 +259,7 @@ enum Item {
 }
 
 /// Records per chunk: the unit that is read while the previous one is processed.
-const CHUNK_RECORDS: usize = 1024;
+const CHUNK_RECORDS: usize = 2048;
 /// Body bytes per chunk, so a run of 500 KiB bodies cannot hold much memory.
 const CHUNK_BYTES: usize = 16 << 20;
 /// Records per rayon task inside a chunk (fixed, so output does not depend on threads).
@@ -317,7 +317,7 @@ fn read_input(
             *report.skipped.entry(kind).or_default() += n;
         }
         spare.extend(current.drain(..).filter_map(|item| match item {
-            Item::Capture(capture) => Some(*capture),
+            Item::Capture(capture) => Some(recycle(*capture)),
             Item::Problem(_) => None,
         }));
         current = next?;
@@ -334,6 +334,17 @@ fn read_input(
         report.documents - reported.1,
     );
     Ok(())
+}
+
+/// Body capacity a recycled capture may keep: typical robots.txt fit, while the
+/// few 500 KiB bodies do not pin half a megabyte each in the spare pool.
+const SPARE_BODY_CAPACITY: usize = 64 << 10;
+
+fn recycle(mut capture: Capture) -> Capture {
+    if capture.body.capacity() > SPARE_BODY_CAPACITY {
+        capture.body = Vec::new();
+    }
+    capture
 }
 
 /// Reads up to a chunk of records, counting every event in `report`.

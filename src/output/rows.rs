@@ -64,8 +64,13 @@ fn opt_str(s: &str) -> Option<&str> {
     (!s.is_empty()).then_some(s)
 }
 
+/// Text of raw bytes, U+FFFD for invalid sequences. `str::from_utf8` first: its
+/// ASCII fast path is several times quicker than the lossy decoder on valid text.
 fn lossy(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
-    String::from_utf8_lossy(bytes)
+    match std::str::from_utf8(bytes) {
+        Ok(text) => std::borrow::Cow::Borrowed(text),
+        Err(_) => String::from_utf8_lossy(bytes),
+    }
 }
 
 fn to_i32(n: usize) -> i32 {
