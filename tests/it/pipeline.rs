@@ -278,6 +278,87 @@ fn threads_do_not_change_the_output() {
     assert_eq!(tree(&dir.join("one")), tree(&dir.join("two")));
 }
 
+/// An input large enough for several reading chunks and several row groups per
+/// table: the bytes written still do not depend on the thread count, and every
+/// rule of every document lands once, in record order.
+#[test]
+fn many_chunks_and_row_groups_are_deterministic_and_complete() {
+    let dir = scratch("row-groups");
+    let mut bodies: Vec<Vec<u8>> = Vec::new();
+    let mut dirs = vec![shared().join("corpus/robots")];
+    let mut files = Vec::new();
+    while let Some(d) = dirs.pop() {
+        for entry in std::fs::read_dir(&d).expect("corpus dir").flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "txt") {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    for path in files.iter().take(400) {
+        bodies.push(std::fs::read(path).expect("corpus body"));
+    }
+    let mut warc = Vec::new();
+    let mut expected_rules = Vec::new();
+    for i in 0..6000 {
+        let body = &bodies[i % bodies.len()];
+        let uri = format!("https://host{i}.example/robots.txt");
+        warc.extend(gz_record("response", &uri, &http_block(200, body)));
+        let doc = RobotsTxt::parse(body);
+        expected_rules.push(doc.rules.len() + doc.others.len());
+    }
+    let input = dir.join("big.warc.gz");
+    std::fs::write(&input, &warc).expect("write input");
+    run_ok(
+        std::slice::from_ref(&input),
+        &dir.join("one"),
+        &["--threads", "1"],
+    );
+    run_ok(
+        std::slice::from_ref(&input),
+        &dir.join("two"),
+        &["--threads", "2"],
+    );
+    assert_eq!(tree(&dir.join("one")), tree(&dir.join("two")));
+
+    let rules_part = std::fs::read_dir(dir.join("one/rules"))
+        .expect("rules dir")
+        .flatten()
+        .next()
+        .expect("a rules part")
+        .path();
+    let reader = parquet::file::reader::SerializedFileReader::new(
+        std::fs::File::open(&rules_part).expect("open part"),
+    )
+    .expect("parquet part");
+    use parquet::file::reader::FileReader;
+    let total: usize = expected_rules.iter().sum();
+    assert!(total > 2 * 128 * 1024, "input too small: {total} rules");
+    assert!(reader.metadata().num_row_groups() >= 2);
+
+    let docs = read_table(&dir.join("one"), "documents");
+    let urls = strings(&docs, "url");
+    assert_eq!(urls.len(), 6000);
+    for (i, url) in urls.iter().enumerate() {
+        assert_eq!(
+            url.as_deref(),
+            Some(format!("https://host{i}.example/robots.txt").as_str())
+        );
+    }
+    // Rules rows come grouped by document, in record order, with each document's count.
+    let doc_ids = ints(&docs, "doc_id");
+    let rule_doc_ids = ints(&read_table(&dir.join("one"), "rules"), "doc_id");
+    assert_eq!(rule_doc_ids.len(), total);
+    let mut at = 0;
+    for (doc_id, n) in doc_ids.iter().zip(&expected_rules) {
+        assert!(rule_doc_ids[at..at + n].iter().all(|d| d == doc_id));
+        at += n;
+    }
+}
+
 /// Every file under `dir` (relative path -> bytes).
 fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     let mut files = BTreeMap::new();
