@@ -11,6 +11,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use arrow_array::RecordBatch;
 use rayon::prelude::*;
 
 use crate::config::RunConfig;
@@ -296,19 +297,38 @@ fn read_input(
     };
     let mut spare = Vec::new();
     let mut current = read_chunk(reader.as_mut(), &mut spare, report)?;
+    let mut pending: Option<Built> = None;
     let mut reported = (0, 0);
-    while !current.is_empty() {
-        let (next, built) = rayon::join(
+    // Three stages at once: read chunk n+1, build the rows of chunk n, encode
+    // the rows of chunk n-1. Each stage is split into rayon tasks, so a thread
+    // that finishes its stage helps with the others instead of waiting.
+    while !current.is_empty() || pending.is_some() {
+        let (next, (built, written)) = rayon::join(
             || {
                 let mut counts = InputReport::default();
-                let next = read_chunk(reader.as_mut(), &mut spare, &mut counts);
+                let next = if current.is_empty() {
+                    Ok(Vec::new())
+                } else {
+                    read_chunk(reader.as_mut(), &mut spare, &mut counts)
+                };
                 (next, counts)
             },
-            || process_chunk(config, source, &current, writer),
+            || {
+                rayon::join(
+                    || (!current.is_empty()).then(|| build_chunk(config, source, &current)),
+                    || match pending.take() {
+                        Some(rows) => writer
+                            .write_finished(&rows.sets)
+                            .map(|()| (rows.findings, rows.warnings)),
+                        None => Ok((0, 0)),
+                    },
+                )
+            },
         );
-        let (findings, warnings) = built?;
+        let (findings, warnings) = written?;
         report.findings += findings;
         report.warnings += warnings;
+        pending = built.transpose()?;
         let (next, counts) = next;
         report.records_seen += counts.records_seen;
         report.documents += counts.documents;
@@ -381,14 +401,17 @@ fn read_chunk(
     Ok(items)
 }
 
-/// Turns a chunk into rows (in parallel, in fixed-size tasks) and writes them in
-/// record order. Returns (lint findings, capture warnings).
-fn process_chunk(
-    config: &RunConfig,
-    source: &str,
-    items: &[Item],
-    writer: &mut PartWriter,
-) -> Result<(u64, u64), PipelineError> {
+/// The rows of a chunk, built and not yet written: one set of batches per task,
+/// in record order, with the chunk's lint findings and capture warnings.
+struct Built {
+    sets: Vec<Vec<(Table, RecordBatch)>>,
+    findings: u64,
+    warnings: u64,
+}
+
+/// Turns a chunk into rows, in parallel, in fixed-size tasks (so the batches do
+/// not depend on the thread count).
+fn build_chunk(config: &RunConfig, source: &str, items: &[Item]) -> Result<Built, PipelineError> {
     let tasks: Vec<Result<_, OutputError>> = items
         .par_chunks(TASK_RECORDS)
         .map(|task| {
@@ -410,16 +433,18 @@ fn process_chunk(
             Ok((finished, findings, warnings))
         })
         .collect();
-    let (mut findings, mut warnings) = (0, 0);
-    let mut sets = Vec::with_capacity(tasks.len());
+    let mut built = Built {
+        sets: Vec::with_capacity(tasks.len()),
+        findings: 0,
+        warnings: 0,
+    };
     for task in tasks {
-        let (finished, f, w) = task?;
-        sets.push(finished);
-        findings += f;
-        warnings += w;
+        let (finished, findings, warnings) = task?;
+        built.sets.push(finished);
+        built.findings += findings;
+        built.warnings += warnings;
     }
-    writer.write_finished(&sets)?;
-    Ok((findings, warnings))
+    Ok(built)
 }
 
 /// The `errors` row of a reader's problem at its offset.
