@@ -204,6 +204,17 @@ def e2e_row(results, label, cmd, input_path, captures, reps, out_dir=None, **ext
     step(results, f"e2e {label} on {Path(input_path).name}", go)
 
 
+def thread_counts():
+    """1, 2, 4, ... up to the cores of this machine, and the core count itself."""
+    cores = os.cpu_count() or 1
+    counts = {1, 2, cores}
+    n = 4
+    while n < cores:
+        counts.add(n)
+        n *= 2
+    return sorted(counts)
+
+
 def bench_e2e(args, paths, results):
     out = Path(args.out)
     corpus = json.loads((out / "corpus.json").read_text())
@@ -218,7 +229,7 @@ def bench_e2e(args, paths, results):
             e2e_row(results, "inflate.rs flate2 gzip mode, reset per member",
                     [paths["inflate"], "--gzip-mode", big], big, n_big, args.reps)
         if "robots-census" in paths:
-            for threads in (1, 2):
+            for threads in thread_counts():
                 e2e_row(results, f"robots-census run --threads {threads}",
                         [paths["robots-census"], "run", big, "--out", tmp / "rc", "--overwrite",
                          "--quiet", "--threads", threads], big, n_big, args.reps,
@@ -226,15 +237,26 @@ def bench_e2e(args, paths, results):
             e2e_row(results, "robots-census run --threads 1",
                     [paths["robots-census"], "run", small, "--out", tmp / "rc", "--overwrite",
                      "--quiet", "--threads", 1], small, n_small, args.reps, out_dir=tmp / "rc", threads=1)
+        csv = out / "cc.csv.gz"
+        e2e_row(results, "gzip -dc > /dev/null", ["gzip", "-dc", csv], csv, n_big, args.reps)
+        if "inflate" in paths:
+            e2e_row(results, "inflate.rs flate2 gzip mode, reset per member",
+                    [paths["inflate"], "--gzip-mode", csv], csv, n_big, args.reps)
+        if "robots-census" in paths:
+            for threads in thread_counts():
+                e2e_row(results, f"robots-census run --threads {threads}",
+                        [paths["robots-census"], "run", csv, "--out", tmp / "rc", "--overwrite",
+                         "--quiet", "--threads", threads], csv, n_big, args.reps,
+                        out_dir=tmp / "rc", threads=threads)
         e2e_row(results, "python_baseline.py (warcio + jwm-robotstxt + pyarrow)",
                 [sys.executable, SCRIPTS / "python_baseline.py", small, "--out", tmp / "py"],
                 small, n_small, args.reps, out_dir=tmp / "py")
         for name in ["hostile-100mb.warc.gz", "hostile-bomb.warc.gz"]:
             hostile = out / name
             if "robots-census" in paths:
-                e2e_row(results, "robots-census run --threads 1",
+                e2e_row(results, "robots-census run --threads 2",
                         [paths["robots-census"], "run", hostile, "--out", tmp / "rc", "--overwrite",
-                         "--quiet", "--threads", 1], hostile, 1, 1, out_dir=tmp / "rc", hostile=True)
+                         "--quiet", "--threads", 2], hostile, 1, 1, out_dir=tmp / "rc", hostile=True)
             e2e_row(results, "python_baseline.py", [sys.executable, SCRIPTS / "python_baseline.py",
                     hostile, "--out", tmp / "py"], hostile, 1, 1, out_dir=tmp / "py", hostile=True)
     finally:
@@ -300,13 +322,46 @@ def render_verdicts(rows):
     return out + [""]
 
 
+def render_targets(rows, limit, hostile):
+    """Issue 5's targets, computed from the end-to-end rows."""
+    def run(input_name, threads):
+        return next((r for r in rows if r.get("threads") == threads and r["input"] == input_name
+                     and r["what"].startswith("robots-census")), None)
+
+    out = ["", "Targets of issue 5, from the rows above:", ""]
+    for name in ["cc.warc.gz", "cc.csv.gz"]:
+        one = run(name, 1)
+        if not one:
+            continue
+        if name in limit:
+            out.append(f"- {name}, one thread: {100 * limit[name] / one['seconds']:.0f}% of the "
+                       f"throughput of inflating the same file alone (target: at least 50%).")
+        for r in rows:
+            if r["input"] == name and r.get("threads", 1) > 1 and r["what"].startswith("robots-census"):
+                out.append(f"- {name}, --threads {r['threads']}: {one['seconds'] / r['seconds']:.2f}x "
+                           f"--threads 1 (target for 2 threads: at least 1.8x), "
+                           f"{100 * limit.get(name, float('nan')) / r['seconds']:.0f}% of the inflate "
+                           f"limit, peak RSS {fmt(r['rss_mib'])} MiB.")
+    small = run("cc-small.warc.gz", 1)
+    python = next((r for r in rows if r["what"].startswith("python_baseline")), None)
+    if small and python:
+        out.append(f"- cc-small.warc.gz, one thread: {python['seconds'] / small['seconds']:.1f}x the "
+                   f"Python baseline's responses/s (target: at least 10x).")
+    ours = [r for r in rows + hostile if r["what"].startswith("robots-census")]
+    if ours:
+        worst = max(ours, key=lambda r: r["rss_mib"])
+        out.append(f"- Peak RSS of every robots-census run: at most {fmt(worst['rss_mib'])} MiB "
+                   f"({worst['what']} on {worst['input']}; target: under 1 GiB at 2 threads).")
+    return out
+
+
 def render_e2e(rows):
     main_rows = [r for r in rows if not r.get("hostile")]
     limit = {}  # the fastest inflate of each input is the decompression limit
     for r in main_rows:
         if r["what"].startswith("inflate"):
             limit[r["input"]] = min(r["seconds"], limit.get(r["input"], float("inf")))
-    out = ["## End to end (one .warc.gz in, Parquet tables out)", "",
+    out = ["## End to end (one .warc.gz or .csv.gz in, Parquet tables out)", "",
            "| command | input | responses | MB .gz | s | responses/s | MB/s (.gz) | peak RSS MiB | x inflate time | tables (rows) |",
            "|---|---|---:|---:|---:|---:|---:|---:|---:|---|"]
     for r in main_rows:
@@ -316,11 +371,7 @@ def render_e2e(rows):
         out.append(f"| {r['what']} | {r['input']} | {r['captures']:,} | {r['input_bytes'] / 1e6:.1f} | "
                    f"{r['seconds']:.2f} | {fmt(r['captures'] / r['seconds'])} | "
                    f"{fmt(r['input_bytes'] / r['seconds'] / 1e6)} | {fmt(r['rss_mib'])} | {ratio} | {tables} |")
-    one = next((r for r in main_rows if r.get("threads") == 1 and r["input"] == "cc.warc.gz"), None)
-    two = next((r for r in main_rows if r.get("threads") == 2), None)
-    if one and two:
-        out += ["", f"Scaling: --threads 2 is {one['seconds'] / two['seconds']:.2f}x the speed of "
-                f"--threads 1 on cc.warc.gz (peak RSS {fmt(one['rss_mib'])} -> {fmt(two['rss_mib'])} MiB)."]
+    out += render_targets(main_rows, limit, [r for r in rows if r.get("hostile")])
     hostile = [r for r in rows if r.get("hostile")]
     if hostile:
         out += ["", "## Hostile inputs (1 run each)", "",
