@@ -24,7 +24,8 @@ pub enum Command {
 
 const RUN_AFTER_HELP: &str = "\
 Output: <OUT>/<table>/<input-part>.parquet for the tables documents, groups, rules,
-sitemaps, errors, verdicts, agents, and <OUT>/_manifests/<input-part>.json per input.
+sitemaps, errors, verdicts, agents (see --tables), and <OUT>/_manifests/<input-part>.json
+per input.
 
 Exit codes:
   0  every input was read completely
@@ -67,6 +68,11 @@ pub struct RunArgs {
     /// Treat any skipped input or record as a failure (exit 2).
     #[arg(long)]
     pub strict: bool,
+
+    /// Tables to write besides documents and errors (always written), comma-separated
+    /// from groups, rules, sitemaps, verdicts, agents [default: all of them].
+    #[arg(long, value_name = "LIST")]
+    pub tables: Option<String>,
 
     /// Agents to ask about: a comma list, or @FILE with one token per line
     /// (default: the bundled list of search and AI crawlers).

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use crate::cli::RunArgs;
 use crate::input::CsvOptions;
+use crate::output::TableSet;
 use crate::verdicts::{parse_agent_list, read_url_list, UrlPlan, DEFAULT_AGENTS};
 
 /// Usage errors: the run does not start.
@@ -31,6 +32,10 @@ pub enum ConfigError {
     NoAgents,
     #[error("--threads must be at least 1")]
     Threads,
+    #[error(
+        "--tables: unknown table {0:?} (choose from groups, rules, sitemaps, verdicts, agents)"
+    )]
+    UnknownTable(String),
 }
 
 /// Everything a run needs, validated.
@@ -46,6 +51,8 @@ pub struct RunConfig {
     pub csv: CsvOptions,
     pub agents: Vec<String>,
     pub urls: UrlPlan,
+    /// The tables written.
+    pub tables: TableSet,
 }
 
 impl RunConfig {
@@ -89,6 +96,10 @@ impl RunConfig {
             .filter(|p| !p.is_empty())
             .map(str::to_owned)
             .collect();
+        let tables = match &args.tables {
+            Some(list) => TableSet::parse(list).map_err(ConfigError::UnknownTable)?,
+            None => TableSet::ALL,
+        };
         prepare_output(&args.out, args.resume, args.overwrite)?;
         Ok(RunConfig {
             inputs,
@@ -105,6 +116,7 @@ impl RunConfig {
             },
             agents,
             urls: UrlPlan::new(paths, &urls, args.urls_per_host, args.seed),
+            tables,
         })
     }
 }

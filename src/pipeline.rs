@@ -230,7 +230,7 @@ fn run_input(
     if INTERRUPTED.load(Ordering::Relaxed) {
         return Err(PipelineError::Interrupted);
     }
-    let mut writer = PartWriter::create(&config.out, &part)?;
+    let mut writer = PartWriter::create(&config.out, &part, config.tables)?;
     let mut report = InputReport {
         source: source.to_owned(),
         part,
@@ -283,7 +283,7 @@ fn read_input(
             report.unreadable = true;
             report.problems += 1;
             report.records_seen += 1;
-            let mut batches = Batches::default();
+            let mut batches = Batches::new(config.tables);
             batches.problem(&Problem {
                 doc_id: None,
                 source,
@@ -415,7 +415,7 @@ fn build_chunk(config: &RunConfig, source: &str, items: &[Item]) -> Result<Built
     let tasks: Vec<Result<_, OutputError>> = items
         .par_chunks(TASK_RECORDS)
         .map(|task| {
-            let mut batches = Batches::default();
+            let mut batches = Batches::new(config.tables);
             let (mut findings, mut warnings) = (0, 0);
             for item in task {
                 match item {
@@ -532,8 +532,10 @@ fn document(config: &RunConfig, source: &str, capture: &Capture, batches: &mut B
     }
     let doc = RobotsTxt::parse(&capture.body);
     batches.document(&info, Some(&doc));
-    let urls = config.urls.urls_for(&scheme, &host);
-    ask_agents(config, doc_id, &doc, &urls, batches);
+    if batches.wants(Table::Verdicts) || batches.wants(Table::Agents) {
+        let urls = config.urls.urls_for(&scheme, &host);
+        ask_agents(config, doc_id, &doc, &urls, batches);
+    }
     doc.findings.len()
 }
 

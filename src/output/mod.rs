@@ -29,7 +29,7 @@ use parquet::schema::types::ColumnPath;
 use rayon::prelude::*;
 
 pub use rows::{AgentRow, Batches, DocInfo, Problem};
-pub use schema::Table;
+pub use schema::{Table, TableSet};
 
 /// Errors of the output stage: all of them end the run (exit 2).
 #[derive(Debug, thiserror::Error)]
@@ -191,12 +191,12 @@ pub struct PartWriter {
 }
 
 impl PartWriter {
-    /// Opens `<out>/<table>/<part>.parquet.tmp` for every table.
-    pub fn create(out: &Path, part: &str) -> Result<Self, OutputError> {
+    /// Opens `<out>/<table>/<part>.parquet.tmp` for every table of `tables`.
+    pub fn create(out: &Path, part: &str, tables: TableSet) -> Result<Self, OutputError> {
         let mut writer = PartWriter {
             parts: Vec::with_capacity(Table::ALL.len()),
         };
-        match writer.open_all(out, part) {
+        match writer.open_all(out, part, tables) {
             Ok(()) => Ok(writer),
             Err(e) => {
                 // No half-made part file stays behind.
@@ -206,8 +206,8 @@ impl PartWriter {
         }
     }
 
-    fn open_all(&mut self, out: &Path, part: &str) -> Result<(), OutputError> {
-        for table in Table::ALL {
+    fn open_all(&mut self, out: &Path, part: &str, tables: TableSet) -> Result<(), OutputError> {
+        for table in Table::ALL.into_iter().filter(|t| tables.contains(*t)) {
             let dir = out.join(table.name());
             fs::create_dir_all(&dir).map_err(io_err(&dir))?;
             let path = dir.join(format!("{part}.parquet"));

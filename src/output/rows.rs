@@ -13,7 +13,7 @@ use arrow_array::{ArrayRef, RecordBatch};
 use crate::limits::EXCERPT_LEN;
 use crate::robots::{AgentSummary, Finding, RobotsTxt, Verdict};
 
-use super::schema::Table;
+use super::schema::{Table, TableSet};
 
 /// What the tables say about a capture besides its robots.txt: filled by the pipeline.
 #[derive(Debug, Clone, Default)]
@@ -538,9 +538,11 @@ impl Agents {
     }
 }
 
-/// The rows of every table for a batch of documents.
+/// The rows of every table for a batch of documents. Tables left out of the
+/// run's [`TableSet`] get no rows (and cost nothing).
 #[derive(Default)]
 pub struct Batches {
+    tables: TableSet,
     documents: Documents,
     groups: Groups,
     rules: Rules,
@@ -552,6 +554,19 @@ pub struct Batches {
 }
 
 impl Batches {
+    /// Builders for the tables of `tables`.
+    pub fn new(tables: TableSet) -> Self {
+        Batches {
+            tables,
+            ..Default::default()
+        }
+    }
+
+    /// Whether this run writes `table`.
+    pub fn wants(&self, table: Table) -> bool {
+        self.tables.contains(table)
+    }
+
     /// Rows appended since the last `finish`, over all tables.
     pub fn rows(&self) -> usize {
         self.rows
@@ -563,26 +578,35 @@ impl Batches {
         self.documents.append(info, doc);
         self.rows += 1;
         if let Some(doc) = doc {
-            self.groups.append(info.doc_id, doc);
-            self.rules.append(info.doc_id, doc);
-            self.sitemaps.append(info.doc_id, info.host, doc);
+            if self.wants(Table::Groups) {
+                self.groups.append(info.doc_id, doc);
+                self.rows += doc.groups.len();
+            }
+            if self.wants(Table::Rules) {
+                self.rules.append(info.doc_id, doc);
+                self.rows += doc.rules.len() + doc.others.len();
+            }
+            if self.wants(Table::Sitemaps) {
+                self.sitemaps.append(info.doc_id, info.host, doc);
+                self.rows += doc.sitemaps.len();
+            }
             self.errors.append_findings(info, &doc.findings);
-            self.rows += doc.groups.len()
-                + doc.rules.len()
-                + doc.others.len()
-                + doc.sitemaps.len()
-                + doc.findings.len();
+            self.rows += doc.findings.len();
         }
     }
 
     pub fn verdict(&mut self, doc_id: i64, agent: &str, url: &str, verdict: &Verdict<'_>) {
-        self.verdicts.append(doc_id, agent, url, verdict);
-        self.rows += 1;
+        if self.wants(Table::Verdicts) {
+            self.verdicts.append(doc_id, agent, url, verdict);
+            self.rows += 1;
+        }
     }
 
     pub fn agent(&mut self, doc_id: i64, row: &AgentRow<'_>) {
-        self.agents.append(doc_id, row);
-        self.rows += 1;
+        if self.wants(Table::Agents) {
+            self.agents.append(doc_id, row);
+            self.rows += 1;
+        }
     }
 
     pub fn problem(&mut self, problem: &Problem<'_>) {

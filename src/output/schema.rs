@@ -70,6 +70,39 @@ impl Table {
     }
 }
 
+/// Which tables a run writes. `documents` and `errors` are always in it: every
+/// other table joins on `documents.doc_id`, and input problems must not be lost.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TableSet(u8);
+
+impl TableSet {
+    pub const ALL: TableSet = TableSet((1 << Table::ALL.len()) - 1);
+    const REQUIRED: TableSet = TableSet((1 << Table::Documents as u8) | (1 << Table::Errors as u8));
+
+    pub fn contains(self, table: Table) -> bool {
+        self.0 & (1 << table as u8) != 0
+    }
+
+    /// The required tables plus the comma-separated names in `list`.
+    pub fn parse(list: &str) -> Result<TableSet, String> {
+        let mut set = TableSet::REQUIRED;
+        for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+            let table = Table::ALL
+                .into_iter()
+                .find(|t| t.name() == name)
+                .ok_or_else(|| name.to_owned())?;
+            set.0 |= 1 << table as u8;
+        }
+        Ok(set)
+    }
+}
+
+impl Default for TableSet {
+    fn default() -> Self {
+        TableSet::ALL
+    }
+}
+
 /// Column types, mapped to Arrow (and so to Parquet and DuckDB).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
@@ -329,4 +362,27 @@ pub fn schema_json(table: Table) -> serde_json::Value {
         .map(|c| serde_json::json!({"name": c.name, "type": c.kind.name(), "nullable": c.nullable, "description": c.doc}))
         .collect();
     serde_json::json!({"table": table.name(), "description": table.description(), "columns": columns})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_sets_always_hold_documents_and_errors() {
+        let set = TableSet::parse("agents, verdicts").expect("known names");
+        for table in [
+            Table::Documents,
+            Table::Errors,
+            Table::Agents,
+            Table::Verdicts,
+        ] {
+            assert!(set.contains(table), "{table:?}");
+        }
+        for table in [Table::Groups, Table::Rules, Table::Sitemaps] {
+            assert!(!set.contains(table), "{table:?}");
+        }
+        assert_eq!(TableSet::parse("rule").unwrap_err(), "rule");
+        assert!(Table::ALL.iter().all(|t| TableSet::ALL.contains(*t)));
+    }
 }

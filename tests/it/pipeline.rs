@@ -278,6 +278,40 @@ fn threads_do_not_change_the_output() {
     assert_eq!(tree(&dir.join("one")), tree(&dir.join("two")));
 }
 
+/// `--tables` leaves tables out without changing the ones written: documents,
+/// errors and agents hold the same bytes as in a full run.
+#[test]
+fn tables_flag_writes_only_the_tables_asked_for() {
+    let dir = scratch("tables-flag");
+    let inputs = [
+        repo().join("data-samples/cc-robotstxt-sample.warc.gz"),
+        repo().join("data-samples/robots-dump.csv.gz"),
+    ];
+    run_ok(&inputs, &dir.join("all"), &[]);
+    run_ok(&inputs, &dir.join("some"), &["--tables", "agents"]);
+    let all = tree(&dir.join("all"));
+    let some = tree(&dir.join("some"));
+    let tables: std::collections::BTreeSet<&str> =
+        some.keys().filter_map(|k| k.split('/').next()).collect();
+    assert_eq!(
+        tables,
+        ["_manifests", "agents", "documents", "errors"]
+            .into_iter()
+            .collect()
+    );
+    for (path, bytes) in &some {
+        if !path.starts_with("_manifests") {
+            assert!(
+                all.get(path) == Some(bytes),
+                "{path} differs from the full run"
+            );
+        }
+    }
+    let bad = run(&["x.warc.gz", "--out", "unused", "--tables", "rule"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("unknown table \"rule\""));
+}
+
 /// An input large enough for several reading chunks and several row groups per
 /// table: the bytes written still do not depend on the thread count, and every
 /// rule of every document lands once, in record order.
