@@ -251,11 +251,13 @@ impl Groups {
             self.first_line.append_value(group.first_line as i32);
             self.last_line.append_value(group.last_line as i32);
             for agent in doc.group_agents(group) {
-                self.user_agents.values().append_value(lossy(agent.value));
+                self.user_agents
+                    .values()
+                    .append_value(doc.text_of(agent.value));
                 let token = if agent.is_star {
                     "*".into()
                 } else {
-                    lossy(agent.token).to_ascii_lowercase()
+                    doc.text_of(agent.token).to_ascii_lowercase()
                 };
                 self.product_tokens.values().append_value(token);
             }
@@ -316,9 +318,9 @@ impl Rules {
                 self.group_index.append_option(rule.group.map(|g| g as i32));
                 self.line.append_value(rule.line as i32);
                 self.directive.append_value(rule.kind.as_str());
-                self.key.append_value(lossy(key_of(rule.text)));
-                self.value.append_value(lossy(rule.value));
-                self.pattern.append_value(lossy(&rule.pattern));
+                self.key.append_value(doc.text_of(key_of(rule.text)));
+                self.value.append_value(doc.text_of(rule.value));
+                self.pattern.append_value(doc.text_of(&rule.pattern));
                 self.pattern_length.append_value(to_i32(rule.pattern.len()));
                 self.has_wildcard.append_value(rule.has_wildcard());
                 self.has_end_anchor.append_value(rule.has_end_anchor());
@@ -328,8 +330,8 @@ impl Rules {
                     .append_option(other.group.map(|g| g as i32));
                 self.line.append_value(other.line as i32);
                 self.directive.append_value(other.key.as_str());
-                self.key.append_value(lossy(other.key_text));
-                self.value.append_value(lossy(other.value));
+                self.key.append_value(doc.text_of(other.key_text));
+                self.value.append_value(doc.text_of(other.value));
                 self.pattern.append_null();
                 self.pattern_length.append_null();
                 self.has_wildcard.append_value(false);
@@ -377,7 +379,7 @@ struct Sitemaps {
 impl Sitemaps {
     fn append(&mut self, doc_id: i64, doc_host: &str, doc: &RobotsTxt<'_>) {
         for sitemap in &doc.sitemaps {
-            let url = lossy(sitemap.url);
+            let url = doc.text_of(sitemap.url);
             let absolute = crate::robots::lint::is_absolute_sitemap_url(sitemap.url);
             let host = absolute.then(|| super::url_host(&url)).flatten();
             self.doc_id.append_value(doc_id);

@@ -190,6 +190,8 @@ pub struct LineCounts {
 #[derive(Debug, Clone)]
 pub struct RobotsTxt<'a> {
     pub facts: BodyFacts,
+    /// The parsed bytes as text, when they are valid UTF-8 (checked once, here).
+    pub text: Option<&'a str>,
     pub lines: LineCounts,
     pub groups: Vec<Group>,
     pub agents: Vec<AgentLine<'a>>,
@@ -200,6 +202,26 @@ pub struct RobotsTxt<'a> {
 }
 
 impl<'a> RobotsTxt<'a> {
+    /// `bytes` as text. A slice of a UTF-8 body cut at ASCII delimiters (every
+    /// key, value and borrowed pattern is) is borrowed from [`RobotsTxt::text`]
+    /// without validating it again; anything else is decoded, invalid sequences
+    /// replaced by U+FFFD.
+    pub fn text_of<'b>(&'b self, bytes: &'b [u8]) -> Cow<'b, str> {
+        if let Some(text) = self.text {
+            let start = (bytes.as_ptr() as usize).wrapping_sub(text.as_ptr() as usize);
+            let range = start..start.saturating_add(bytes.len());
+            if let Some(slice) = text.get(range) {
+                if slice.as_ptr() == bytes.as_ptr() {
+                    return Cow::Borrowed(slice);
+                }
+            }
+        }
+        match std::str::from_utf8(bytes) {
+            Ok(text) => Cow::Borrowed(text),
+            Err(_) => String::from_utf8_lossy(bytes),
+        }
+    }
+
     pub fn group_agents(&self, group: &Group) -> &[AgentLine<'a>] {
         &self.agents[group.agents.clone()]
     }
@@ -223,5 +245,29 @@ impl<'a> RobotsTxt<'a> {
         let rules = self.group_rules(group);
         let allow = rules.iter().filter(|r| r.kind == RuleKind::Allow).count();
         (allow, rules.len() - allow)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_of_borrows_from_a_utf8_body_and_decodes_the_rest() {
+        let body = "User-agent: *\nDisallow: /café\nAllow: /ü/x y\n".as_bytes();
+        let doc = RobotsTxt::parse(body);
+        assert!(doc.text.is_some());
+        let value = doc.rules[0].value;
+        assert!(matches!(doc.text_of(value), Cow::Borrowed("/café")));
+        // The escaped pattern is owned by the rule, not a slice of the body.
+        assert_eq!(doc.text_of(&doc.rules[0].pattern), "/caf%C3%A9");
+        // A cut inside a character is not a slice of the text: decoded, U+FFFD.
+        assert_eq!(doc.text_of(&value[..5]), "/caf\u{FFFD}");
+
+        let latin1 = b"User-agent: *\nDisallow: /caf\xe9\n";
+        let doc = RobotsTxt::parse(latin1);
+        assert!(doc.text.is_none());
+        assert_eq!(doc.text_of(doc.rules[0].value), "/caf\u{FFFD}");
+        assert_eq!(doc.text_of(doc.agents[0].value), "*");
     }
 }

@@ -38,8 +38,9 @@ struct Builder<'a> {
     per_code: [u16; 64],
 }
 
-fn body_facts(body: &[u8], parsed: &[u8]) -> (BodyFacts, Option<usize>) {
-    let invalid_utf8_at = std::str::from_utf8(parsed).err().map(|e| e.valid_up_to());
+fn body_facts<'a>(body: &[u8], parsed: &'a [u8]) -> (BodyFacts, Result<&'a str, usize>) {
+    let text = std::str::from_utf8(parsed).map_err(|e| e.valid_up_to());
+    let invalid_utf8_at = text.err();
     let facts = BodyFacts {
         body_len: body.len(),
         parsed_len: parsed.len(),
@@ -50,14 +51,15 @@ fn body_facts(body: &[u8], parsed: &[u8]) -> (BodyFacts, Option<usize>) {
         has_nul: memchr::memchr(0, parsed).is_some(),
         looks_like_html: lint::looks_like_html(parsed),
     };
-    (facts, invalid_utf8_at)
+    (facts, text)
 }
 
 impl<'a> Builder<'a> {
     fn new(body: &'a [u8], parsed: &'a [u8]) -> Self {
-        let (facts, invalid_utf8_at) = body_facts(body, parsed);
+        let (facts, text) = body_facts(body, parsed);
         let doc = RobotsTxt {
             facts,
+            text: text.ok(),
             lines: LineCounts::default(),
             groups: Vec::new(),
             agents: Vec::new(),
@@ -69,7 +71,7 @@ impl<'a> Builder<'a> {
         let mut builder = Builder {
             doc,
             after_rule: false,
-            invalid_utf8_at,
+            invalid_utf8_at: text.err(),
             codes: Vec::new(),
             per_code: [0; 64],
         };
