@@ -96,7 +96,6 @@ pub const ROW_GROUP_ROWS: usize = 128 * 1024;
 fn properties(table: Table) -> WriterProperties {
     let mut builder = WriterProperties::builder()
         .set_compression(Compression::ZSTD(ZstdLevel::try_new(1).unwrap_or_default()))
-        .set_max_row_group_row_count(Some(ROW_GROUP_ROWS))
         .set_created_by(concat!("robots-census ", env!("CARGO_PKG_VERSION")).to_owned());
     for column in table.columns().iter().filter(|c| !c.dictionary) {
         let path = ColumnPath::from(column.name);
