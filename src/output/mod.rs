@@ -58,6 +58,13 @@ fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> OutputError + '_ {
     }
 }
 
+fn parquet_err(path: &Path) -> impl FnOnce(parquet::errors::ParquetError) -> OutputError + '_ {
+    move |source| OutputError::Parquet {
+        path: path.to_owned(),
+        source,
+    }
+}
+
 pub const MANIFEST_DIR: &str = "_manifests";
 
 /// The deterministic part name of an input: `<file name>-<8 hex of SHA-1(path)>`.
@@ -124,19 +131,12 @@ struct Part {
 }
 
 impl Part {
-    fn parquet_err(&self) -> impl FnOnce(parquet::errors::ParquetError) -> OutputError + '_ {
-        |source| OutputError::Parquet {
-            path: self.tmp.clone(),
-            source,
-        }
-    }
-
     fn open_row_group(&mut self) -> Result<(), OutputError> {
         if self.columns.is_empty() {
             let columns = self
                 .factory
                 .create_column_writers(self.row_groups)
-                .map_err(self.parquet_err())?;
+                .map_err(parquet_err(&self.tmp))?;
             if columns.len() != self.schema.fields().len() {
                 return Err(OutputError::Parquet {
                     path: self.tmp.clone(),
@@ -154,15 +154,13 @@ impl Part {
 
     /// Splices the encoded columns of the open row group into the file.
     fn append_row_group(&mut self, chunks: Vec<ArrowColumnChunk>) -> Result<(), OutputError> {
-        let path = self.tmp.clone();
-        let err = |source| OutputError::Parquet { path, source };
-        let mut row_group = self.file.next_row_group().map_err(err.clone())?;
+        let mut row_group = self.file.next_row_group().map_err(parquet_err(&self.tmp))?;
         for chunk in chunks {
             chunk
                 .append_to_row_group(&mut row_group)
-                .map_err(err.clone())?;
+                .map_err(parquet_err(&self.tmp))?;
         }
-        row_group.close().map_err(err)?;
+        row_group.close().map_err(parquet_err(&self.tmp))?;
         self.row_groups += 1;
         self.open_rows = 0;
         Ok(())
@@ -213,10 +211,6 @@ impl PartWriter {
             let tmp = dir.join(format!("{part}.parquet.tmp"));
             let file = File::create(&tmp).map_err(io_err(&tmp))?;
             let schema = table.schema();
-            let parquet_err = |source| OutputError::Parquet {
-                path: tmp.clone(),
-                source,
-            };
             // ArrowWriter lays out the file (Parquet schema, Arrow schema in the
             // footer); the row groups are then encoded column by column here.
             let (file, factory) = ArrowWriter::try_new(
@@ -225,7 +219,7 @@ impl PartWriter {
                 Some(properties(table)),
             )
             .and_then(ArrowWriter::into_serialized_writer)
-            .map_err(parquet_err)?;
+            .map_err(parquet_err(&tmp))?;
             self.parts.push(Part {
                 table,
                 tmp,
@@ -292,12 +286,7 @@ impl PartWriter {
         }
         jobs.into_par_iter()
             .try_for_each(|(tmp, writer, field, column, batches)| {
-                encode_column(writer, field, column, batches).map_err(|source| {
-                    OutputError::Parquet {
-                        path: tmp.clone(),
-                        source,
-                    }
-                })
+                encode_column(writer, field, column, batches).map_err(parquet_err(tmp))
             })?;
         self.flush_row_groups(|part| part.open_rows >= ROW_GROUP_ROWS)
     }
@@ -322,7 +311,7 @@ impl PartWriter {
             .collect();
         for (i, chunks) in closed {
             let part = &mut self.parts[i];
-            let chunks = chunks.map_err(part.parquet_err())?;
+            let chunks = chunks.map_err(parquet_err(&part.tmp))?;
             part.append_row_group(chunks)?;
         }
         Ok(())
@@ -333,11 +322,7 @@ impl PartWriter {
         self.flush_row_groups(|_| true)?;
         let mut done = Vec::with_capacity(self.parts.len());
         for part in self.parts {
-            let err = |source| OutputError::Parquet {
-                path: part.tmp.clone(),
-                source,
-            };
-            let file = part.file.into_inner().map_err(err)?;
+            let file = part.file.into_inner().map_err(parquet_err(&part.tmp))?;
             // Flushes the buffer; the file closes when dropped.
             file.into_inner().map_err(|e| OutputError::Io {
                 path: part.tmp.clone(),
