@@ -11,6 +11,7 @@ use arrow_array::builder::{
 use arrow_array::{ArrayRef, RecordBatch};
 
 use crate::limits::EXCERPT_LEN;
+use crate::robots::model::lossy_text;
 use crate::robots::{AgentSummary, Finding, RobotsTxt, Verdict};
 
 use super::schema::{Table, TableSet};
@@ -62,15 +63,6 @@ pub struct AgentRow<'a> {
 
 fn opt_str(s: &str) -> Option<&str> {
     (!s.is_empty()).then_some(s)
-}
-
-/// Text of raw bytes, U+FFFD for invalid sequences. `str::from_utf8` first: its
-/// ASCII fast path is several times quicker than the lossy decoder on valid text.
-fn lossy(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
-    match std::str::from_utf8(bytes) {
-        Ok(text) => std::borrow::Cow::Borrowed(text),
-        Err(_) => String::from_utf8_lossy(bytes),
-    }
 }
 
 fn to_i32(n: usize) -> i32 {
@@ -431,7 +423,7 @@ impl Errors {
             self.severity.append_value(f.code.severity().as_str());
             self.message.append_value(f.code.message());
             self.excerpt
-                .append_value(lossy(&f.excerpt[..f.excerpt.len().min(EXCERPT_LEN)]));
+                .append_value(lossy_text(&f.excerpt[..f.excerpt.len().min(EXCERPT_LEN)]));
         }
     }
 
@@ -483,7 +475,7 @@ impl Verdicts {
         self.line.append_value(v.line as i32);
         self.directive
             .append_option(v.directive().map(|d| d.as_str()));
-        self.pattern.append_option(v.pattern().map(lossy));
+        self.pattern.append_option(v.pattern().map(lossy_text));
         self.scope.append_value(v.scope.as_str());
     }
 
