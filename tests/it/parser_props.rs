@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 use proptest::prelude::*;
 use robots_census::robots::RobotsTxt;
 
-use crate::support::shared;
+use crate::support::corpus_files;
 
 /// Parses `body`, reads its findings and asks every agent about every URL.
 fn exercise(body: &[u8], agents: &[Vec<u8>], urls: &[Vec<u8>]) {
@@ -31,20 +31,7 @@ fn exercise(body: &[u8], agents: &[Vec<u8>], urls: &[Vec<u8>]) {
 fn corpus() -> &'static [Vec<u8>] {
     static CORPUS: OnceLock<Vec<Vec<u8>>> = OnceLock::new();
     CORPUS.get_or_init(|| {
-        let mut files = Vec::new();
-        let root = shared().join("corpus/robots");
-        let mut dirs = vec![root];
-        while let Some(dir) = dirs.pop() {
-            for entry in std::fs::read_dir(&dir).expect("read corpus dir").flatten() {
-                let path = entry.path();
-                if path.is_dir() {
-                    dirs.push(path);
-                } else if path.extension().is_some_and(|e| e == "txt") {
-                    files.push(path);
-                }
-            }
-        }
-        files.sort();
+        let files = corpus_files();
         let step = (files.len() / 40).max(1);
         files
             .iter()

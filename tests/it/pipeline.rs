@@ -9,7 +9,8 @@ use std::process::Output;
 use robots_census::robots::RobotsTxt;
 
 use crate::support::{
-    bin, bools, gz_record, http_block, ints, read_table, repo, scratch, shared, strings,
+    bin, bools, corpus_files, gz_record, http_block, ints, read_table, repo, scratch, shared,
+    strings,
 };
 
 fn run(args: &[&str]) -> Output {
@@ -318,23 +319,11 @@ fn tables_flag_writes_only_the_tables_asked_for() {
 #[test]
 fn many_chunks_and_row_groups_are_deterministic_and_complete() {
     let dir = scratch("row-groups");
-    let mut bodies: Vec<Vec<u8>> = Vec::new();
-    let mut dirs = vec![shared().join("corpus/robots")];
-    let mut files = Vec::new();
-    while let Some(d) = dirs.pop() {
-        for entry in std::fs::read_dir(&d).expect("corpus dir").flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                dirs.push(path);
-            } else if path.extension().is_some_and(|e| e == "txt") {
-                files.push(path);
-            }
-        }
-    }
-    files.sort();
-    for path in files.iter().take(400) {
-        bodies.push(std::fs::read(path).expect("corpus body"));
-    }
+    let bodies: Vec<Vec<u8>> = corpus_files()
+        .iter()
+        .take(400)
+        .map(|path| std::fs::read(path).expect("corpus body"))
+        .collect();
     let mut warc = Vec::new();
     let mut expected_rules = Vec::new();
     for i in 0..6000 {

@@ -17,6 +17,24 @@ pub fn shared() -> PathBuf {
     dir
 }
 
+/// Every `.txt` body of `../shared/corpus/robots` (recursively), in path order.
+pub fn corpus_files() -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut dirs = vec![shared().join("corpus/robots")];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).expect("read corpus dir").flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "txt") {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
 /// The Python of the project's venv (made by `make venv`), or `ROBOTS_CENSUS_PYTHON`.
 pub fn python() -> PathBuf {
     let python = std::env::var_os("ROBOTS_CENSUS_PYTHON")
