@@ -221,6 +221,15 @@ def bench_e2e(args, paths, results):
     big, small = out / "cc.warc.gz", out / "cc-small.warc.gz"
     n_big, n_small = corpus["responses"], corpus["small_responses"]
     tmp = Path(tempfile.mkdtemp(prefix="bench-e2e-"))
+
+    def census(input_path, captures, threads, reps, *flags, **extra):
+        """One ``robots-census run`` row: the input into fresh tables under ``tmp``."""
+        label = " ".join([f"robots-census run --threads {threads}", *flags])
+        e2e_row(results, label,
+                [paths["robots-census"], "run", input_path, "--out", tmp / "rc", "--overwrite",
+                 "--quiet", "--threads", threads, *flags], input_path, captures, reps,
+                out_dir=tmp / "rc", threads=threads, **extra)
+
     try:
         e2e_row(results, "gzip -dc > /dev/null", ["gzip", "-dc", big], big, n_big, args.reps)
         if "inflate" in paths:
@@ -230,17 +239,9 @@ def bench_e2e(args, paths, results):
                     [paths["inflate"], "--gzip-mode", big], big, n_big, args.reps)
         if "robots-census" in paths:
             for threads in thread_counts():
-                e2e_row(results, f"robots-census run --threads {threads}",
-                        [paths["robots-census"], "run", big, "--out", tmp / "rc", "--overwrite",
-                         "--quiet", "--threads", threads], big, n_big, args.reps,
-                        out_dir=tmp / "rc", threads=threads)
-            e2e_row(results, "robots-census run --threads 1 --tables agents",
-                    [paths["robots-census"], "run", big, "--out", tmp / "rc", "--overwrite",
-                     "--quiet", "--threads", 1, "--tables", "agents"], big, n_big, args.reps,
-                    out_dir=tmp / "rc", threads=1, subset=True)
-            e2e_row(results, "robots-census run --threads 1",
-                    [paths["robots-census"], "run", small, "--out", tmp / "rc", "--overwrite",
-                     "--quiet", "--threads", 1], small, n_small, args.reps, out_dir=tmp / "rc", threads=1)
+                census(big, n_big, threads, args.reps)
+            census(big, n_big, 1, args.reps, "--tables", "agents", subset=True)
+            census(small, n_small, 1, args.reps)
         csv = out / "cc.csv.gz"
         e2e_row(results, "gzip -dc > /dev/null", ["gzip", "-dc", csv], csv, n_big, args.reps)
         if "inflate" in paths:
@@ -248,19 +249,14 @@ def bench_e2e(args, paths, results):
                     [paths["inflate"], "--gzip-mode", csv], csv, n_big, args.reps)
         if "robots-census" in paths:
             for threads in thread_counts():
-                e2e_row(results, f"robots-census run --threads {threads}",
-                        [paths["robots-census"], "run", csv, "--out", tmp / "rc", "--overwrite",
-                         "--quiet", "--threads", threads], csv, n_big, args.reps,
-                        out_dir=tmp / "rc", threads=threads)
+                census(csv, n_big, threads, args.reps)
         e2e_row(results, "python_baseline.py (warcio + jwm-robotstxt + pyarrow)",
                 [sys.executable, SCRIPTS / "python_baseline.py", small, "--out", tmp / "py"],
                 small, n_small, args.reps, out_dir=tmp / "py")
         for name in ["hostile-100mb.warc.gz", "hostile-bomb.warc.gz"]:
             hostile = out / name
             if "robots-census" in paths:
-                e2e_row(results, "robots-census run --threads 2",
-                        [paths["robots-census"], "run", hostile, "--out", tmp / "rc", "--overwrite",
-                         "--quiet", "--threads", 2], hostile, 1, 1, out_dir=tmp / "rc", hostile=True)
+                census(hostile, 1, 2, 1, hostile=True)
             e2e_row(results, "python_baseline.py", [sys.executable, SCRIPTS / "python_baseline.py",
                     hostile, "--out", tmp / "py"], hostile, 1, 1, out_dir=tmp / "py", hostile=True)
     finally:
