@@ -141,24 +141,59 @@ impl Kind {
     }
 }
 
-/// One column: name, type, nullability and what it means.
+/// One column: name, type, nullability, what it means, and how it is laid out.
 #[derive(Debug, Clone, Copy)]
 pub struct Column {
     pub name: &'static str,
     pub kind: Kind,
     pub nullable: bool,
     pub doc: &'static str,
-    /// Dictionary-encode the column in Parquet. Off for columns whose values are
-    /// mostly distinct (URLs, hashes, rule values): interning them costs ~10% of a
-    /// run and the dictionary falls back to plain pages anyway.
-    pub dictionary: bool,
+    pub layout: Layout,
+}
+
+/// How a column is encoded in Parquet, chosen by what its values look like. Each
+/// choice was measured on the bench's `cc.warc.gz` (see BENCHMARKS.md): a dictionary
+/// or min/max statistics that help no reader cost several percent of a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// Numbers, booleans, timestamps: plain pages (zstd finds the repeats) with
+    /// min/max statistics, which are cheap for them and let readers skip row groups.
+    /// Interning integers in a dictionary cost ~4% of a run and made the files larger.
+    Number,
+    /// A few strings repeated on every row (agents, codes, directives): dictionary,
+    /// no min/max. Every row group holds the whole domain, so min/max prune nothing.
+    Repeated,
+    /// One value per part file (`source`): dictionary and min/max, so a query on one
+    /// input skips the part files of the others.
+    PerFile,
+    /// Mostly distinct strings (URLs, hashes, rule values): plain pages, no
+    /// statistics. A dictionary would overflow and fall back to plain anyway.
+    Distinct,
+}
+
+impl Layout {
+    pub fn dictionary(self) -> bool {
+        matches!(self, Layout::Repeated | Layout::PerFile)
+    }
+
+    pub fn statistics(self) -> bool {
+        matches!(self, Layout::Number | Layout::PerFile)
+    }
 }
 
 impl Column {
-    /// The same column, written without a dictionary (see [`Column::dictionary`]).
+    /// The same column, laid out as mostly distinct strings.
     const fn distinct(self) -> Column {
         Column {
-            dictionary: false,
+            layout: Layout::Distinct,
+            ..self
+        }
+    }
+
+    /// The same column, laid out as one value per part file.
+    const fn per_file(self) -> Column {
+        Column {
+            layout: Layout::PerFile,
             ..self
         }
     }
@@ -168,13 +203,20 @@ impl Column {
     }
 }
 
+/// A column with the layout its kind implies: strings repeated, the rest numbers.
 const fn col(name: &'static str, kind: Kind, nullable: bool, doc: &'static str) -> Column {
+    let layout = match kind {
+        Kind::Utf8 | Kind::Utf8List => Layout::Repeated,
+        Kind::Int64 | Kind::Int32 | Kind::Float64 | Kind::Bool | Kind::TimestampUtc => {
+            Layout::Number
+        }
+    };
     Column {
         name,
         kind,
         nullable,
         doc,
-        dictionary: true,
+        layout,
     }
 }
 
@@ -189,7 +231,7 @@ const DOC_ID: Column = col(
 
 pub const DOCUMENTS: &[Column] = &[
     DOC_ID,
-    col("source", Utf8, false, "Input file, as given on the command line or in --inputs-from."),
+    col("source", Utf8, false, "Input file, as given on the command line or in --inputs-from.").per_file(),
     col("record_kind", Utf8, false, "response, resource, revisit (no body) or csv_row."),
     col("file_offset", Int64, false, "Byte offset of the record in the input file (start of its gzip member or zstd frame when it starts one; the CSV row's offset)."),
     col("file_length", Int64, true, "Bytes to read at file_offset to fetch the record again (its gzip member / zstd frame / plain record); null when not knowable (whole-file gzip)."),
@@ -282,7 +324,7 @@ pub const ERRORS: &[Column] = &[
         true,
         "Document the finding is about; null for input problems that made no document.",
     ),
-    col("source", Utf8, false, "Input file."),
+    col("source", Utf8, false, "Input file.").per_file(),
     col(
         "file_offset",
         Int64,

@@ -1,9 +1,11 @@
 //! The published schemas (`schemas/<table>.json`) must equal the code's schemas,
 //! and the Parquet files a run writes must carry exactly those schemas.
 
+use parquet::basic::Encoding;
+use parquet::file::reader::{FileReader, SerializedFileReader};
 use robots_census::output::schema::{schema_json, Table};
 
-use crate::support::repo;
+use crate::support::{bin, repo, scratch};
 
 #[test]
 fn schema_files_match_the_code() {
@@ -53,5 +55,54 @@ fn schemas_readme_documents_every_table_and_code() {
             "schemas/README.md does not document lint code {}",
             code.as_str()
         );
+    }
+}
+
+/// Each column is written with the dictionary and statistics its `Layout` names, in
+/// every row group of every table.
+#[test]
+fn written_columns_follow_their_layout() {
+    let out = scratch("layout").join("out");
+    let status = bin()
+        .arg("run")
+        .arg(repo().join("data-samples/cc-robotstxt-sample.warc.gz"))
+        .arg("--out")
+        .arg(&out)
+        .arg("--quiet")
+        .status()
+        .expect("run robots-census");
+    assert!(matches!(status.code(), Some(0 | 1)), "run failed: {status}");
+    for table in Table::ALL {
+        let part = std::fs::read_dir(out.join(table.name()))
+            .expect("table directory")
+            .flatten()
+            .map(|e| e.path())
+            .find(|p| p.extension().is_some_and(|e| e == "parquet"))
+            .expect("a part file");
+        let reader = SerializedFileReader::new(std::fs::File::open(&part).expect("open part"))
+            .expect("parquet footer");
+        let meta = reader.metadata();
+        assert!(
+            meta.num_row_groups() > 0,
+            "{} has no row group",
+            table.name()
+        );
+        for group in meta.row_groups() {
+            assert_eq!(group.num_columns(), table.columns().len());
+            for (chunk, column) in group.columns().iter().zip(table.columns()) {
+                let name = format!("{}.{}", table.name(), column.name);
+                let has_dictionary = chunk.encodings().any(|e| e == Encoding::RLE_DICTIONARY);
+                assert_eq!(
+                    has_dictionary,
+                    column.layout.dictionary(),
+                    "{name}: dictionary"
+                );
+                assert_eq!(
+                    chunk.statistics().is_some(),
+                    column.layout.statistics(),
+                    "{name}: statistics"
+                );
+            }
+        }
     }
 }
