@@ -277,6 +277,10 @@ pub fn parse_key(key: &[u8]) -> (Key, KeySpelling) {
 /// robots.cc's `MaybeEscapePattern`: bytes >= 0x80 become `%XX`, existing `%xx`
 /// escapes are upper-cased; everything else is kept. Borrows when nothing changes.
 pub fn escape_pattern(src: &[u8]) -> Cow<'_, [u8]> {
+    // Most patterns are plain ASCII without escapes: decide that at memchr speed.
+    if src.is_ascii() && memchr::memchr(b'%', src).is_none() {
+        return Cow::Borrowed(src);
+    }
     let is_escape = |i: usize| {
         src[i] == b'%'
             && src.get(i + 1).is_some_and(u8::is_ascii_hexdigit)
@@ -442,6 +446,7 @@ mod tests {
         assert_eq!(&*escape_pattern(b"/100%"), b"/100%");
         assert_eq!(&*escape_pattern(b"/%zz%4"), b"/%zz%4");
         assert!(matches!(escape_pattern(b"/plain%2F"), Cow::Borrowed(_)));
+        assert!(matches!(escape_pattern(b"/plain/path?q=1"), Cow::Borrowed(_)));
         let ls = lines("User-agent: bötchen\nSitemap: http://x/ä".as_bytes());
         assert_eq!(&*directive(&ls[0]).pattern, "bötchen".as_bytes());
         assert_eq!(&*directive(&ls[1]).pattern, "http://x/ä".as_bytes());
