@@ -182,7 +182,12 @@ pub fn check_group(group: &Group, rules: &[Rule<'_>], out: &mut Vec<(u32, Code)>
         return;
     }
     let mut sorted: Vec<&Rule<'_>> = rules.iter().filter(|r| !r.pattern.is_empty()).collect();
-    sorted.sort_by(|a, b| (&a.pattern, a.kind, a.line).cmp(&(&b.pattern, b.kind, b.line)));
+    // Lines are unique, so the order is total and an unstable sort is deterministic.
+    sorted.sort_unstable_by(|a, b| {
+        (a.pattern.cmp(&b.pattern))
+            .then(a.kind.cmp(&b.kind))
+            .then(a.line.cmp(&b.line))
+    });
     for pair in sorted.windows(2) {
         let (a, b) = (pair[0], pair[1]);
         if a.pattern != b.pattern {

@@ -307,22 +307,21 @@ impl<'a> Builder<'a> {
         }
     }
 
-    /// The text of a user-agent or rule line, for group-level findings.
+    /// The text of a user-agent or rule line, for group-level findings. Both lists
+    /// are in line order, so this is a binary search.
     fn line_text(&self, line: u32) -> &'a [u8] {
-        let rule = self
-            .doc
-            .rules
-            .iter()
-            .find(|r| r.line == line)
-            .map(|r| r.text);
-        rule.or_else(|| {
-            self.doc
-                .agents
-                .iter()
-                .find(|a| a.line == line)
-                .map(|a| a.text)
-        })
-        .unwrap_or_default()
+        let (rules, agents) = (&self.doc.rules, &self.doc.agents);
+        let rule = rules
+            .binary_search_by_key(&line, |r| r.line)
+            .ok()
+            .map(|i| rules[i].text);
+        let agent = || {
+            agents
+                .binary_search_by_key(&line, |a| a.line)
+                .ok()
+                .map(|i| agents[i].text)
+        };
+        rule.or_else(agent).unwrap_or_default()
     }
 }
 

@@ -446,7 +446,10 @@ mod tests {
         assert_eq!(&*escape_pattern(b"/100%"), b"/100%");
         assert_eq!(&*escape_pattern(b"/%zz%4"), b"/%zz%4");
         assert!(matches!(escape_pattern(b"/plain%2F"), Cow::Borrowed(_)));
-        assert!(matches!(escape_pattern(b"/plain/path?q=1"), Cow::Borrowed(_)));
+        assert!(matches!(
+            escape_pattern(b"/plain/path?q=1"),
+            Cow::Borrowed(_)
+        ));
         let ls = lines("User-agent: bötchen\nSitemap: http://x/ä".as_bytes());
         assert_eq!(&*directive(&ls[0]).pattern, "bötchen".as_bytes());
         assert_eq!(&*directive(&ls[1]).pattern, "http://x/ä".as_bytes());
