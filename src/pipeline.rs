@@ -337,7 +337,7 @@ fn read_input(
             *report.skipped.entry(kind).or_default() += n;
         }
         spare.extend(current.drain(..).filter_map(|item| match item {
-            Item::Capture(capture) => Some(recycle(*capture)),
+            Item::Capture(capture) => Some(recycle(capture)),
             Item::Problem(_) => None,
         }));
         current = next?;
@@ -360,7 +360,7 @@ fn read_input(
 /// few 500 KiB bodies do not pin half a megabyte each in the spare pool.
 const SPARE_BODY_CAPACITY: usize = 64 << 10;
 
-fn recycle(mut capture: Capture) -> Capture {
+fn recycle(mut capture: Box<Capture>) -> Box<Capture> {
     if capture.body.capacity() > SPARE_BODY_CAPACITY {
         capture.body = Vec::new();
     }
@@ -370,7 +370,7 @@ fn recycle(mut capture: Capture) -> Capture {
 /// Reads up to a chunk of records, counting every event in `report`.
 fn read_chunk(
     reader: &mut dyn CaptureReader,
-    spare: &mut Vec<Capture>,
+    spare: &mut Vec<Box<Capture>>,
     report: &mut InputReport,
 ) -> Result<Vec<Item>, PipelineError> {
     let mut items = Vec::new();
@@ -379,7 +379,7 @@ fn read_chunk(
         if INTERRUPTED.load(Ordering::Relaxed) {
             return Err(PipelineError::Interrupted);
         }
-        let mut capture = Box::new(spare.pop().unwrap_or_default());
+        let mut capture = spare.pop().unwrap_or_default();
         capture.clear();
         let Some(event) = reader.next_event(&mut capture) else {
             break;
@@ -391,10 +391,16 @@ fn read_chunk(
                 bytes += capture.body.len();
                 items.push(Item::Capture(capture));
             }
-            Event::Skipped(kind) => *report.skipped.entry(kind).or_default() += 1,
+            // A capture that became no document goes straight back to the pool, so
+            // its buffers are reused (request records are half of a Common Crawl file).
+            Event::Skipped(kind) => {
+                *report.skipped.entry(kind).or_default() += 1;
+                spare.push(recycle(capture));
+            }
             Event::Problem(problem) => {
                 report.problems += 1;
                 items.push(Item::Problem(problem));
+                spare.push(recycle(capture));
             }
         }
     }
