@@ -32,22 +32,19 @@ struct Builder<'a> {
     doc: RobotsTxt<'a>,
     /// robots.cc's `seen_separator_`: a rule followed the current group's agents.
     after_rule: bool,
-    /// Offset of the first invalid UTF-8 byte, when the body is not UTF-8.
-    invalid_utf8_at: Option<usize>,
     codes: Vec<Code>,
     per_code: [u16; 64],
 }
 
-fn body_facts<'a>(body: &[u8], parsed: &'a [u8]) -> (BodyFacts, Result<&'a str, usize>) {
-    let text = std::str::from_utf8(parsed).map_err(|e| e.valid_up_to());
-    let invalid_utf8_at = text.err();
+fn body_facts<'a>(body: &[u8], parsed: &'a [u8]) -> (BodyFacts, Option<&'a str>) {
+    let text = std::str::from_utf8(parsed).ok();
     let facts = BodyFacts {
         body_len: body.len(),
         parsed_len: parsed.len(),
         cut_at_cap: body.len() > parsed.len(),
         utf8_bom: bom_len(parsed) == 3,
         utf16_bom: parsed.starts_with(&[0xFF, 0xFE]) || parsed.starts_with(&[0xFE, 0xFF]),
-        valid_utf8: invalid_utf8_at.is_none(),
+        valid_utf8: text.is_some(),
         has_nul: memchr::memchr(0, parsed).is_some(),
         looks_like_html: lint::looks_like_html(parsed),
     };
@@ -59,7 +56,7 @@ impl<'a> Builder<'a> {
         let (facts, text) = body_facts(body, parsed);
         let doc = RobotsTxt {
             facts,
-            text: text.ok(),
+            text,
             lines: LineCounts::default(),
             groups: Vec::new(),
             agents: Vec::new(),
@@ -71,7 +68,6 @@ impl<'a> Builder<'a> {
         let mut builder = Builder {
             doc,
             after_rule: false,
-            invalid_utf8_at: text.err(),
             codes: Vec::new(),
             per_code: [0; 64],
         };
@@ -132,7 +128,7 @@ impl<'a> Builder<'a> {
         if line.has_nul {
             self.push(line.number, Code::NulByte, line.text);
         }
-        if self.invalid_utf8_at.is_some() && std::str::from_utf8(line.text).is_err() {
+        if self.doc.text.is_none() && std::str::from_utf8(line.text).is_err() {
             self.push(line.number, Code::InvalidUtf8, line.text);
         }
     }
@@ -270,7 +266,7 @@ impl<'a> Builder<'a> {
     }
 
     fn finish(mut self) -> RobotsTxt<'a> {
-        if self.invalid_utf8_at.is_some()
+        if self.doc.text.is_none()
             && !self
                 .doc
                 .findings
