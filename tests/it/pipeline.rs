@@ -9,8 +9,8 @@ use std::process::Output;
 use robots_census::robots::RobotsTxt;
 
 use crate::support::{
-    bin, bools, corpus_files, gz_record, http_block, ints, read_table, repo, scratch, shared,
-    strings,
+    bin, bools, corpus_files, gz_record, http_block, ints, parts, read_table, repo, scratch,
+    shared, strings,
 };
 
 fn run(args: &[&str]) -> Output {
@@ -347,14 +347,10 @@ fn many_chunks_and_row_groups_are_deterministic_and_complete() {
     );
     assert_eq!(tree(&dir.join("one")), tree(&dir.join("two")));
 
-    let rules_part = std::fs::read_dir(dir.join("one/rules"))
-        .expect("rules dir")
-        .flatten()
-        .next()
-        .expect("a rules part")
-        .path();
+    let rules_parts = parts(&dir.join("one"), "rules");
+    let rules_part = rules_parts.first().expect("a rules part");
     let reader = parquet::file::reader::SerializedFileReader::new(
-        std::fs::File::open(&rules_part).expect("open part"),
+        std::fs::File::open(rules_part).expect("open part"),
     )
     .expect("parquet part");
     use parquet::file::reader::FileReader;

@@ -12,12 +12,11 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use arrow_array::{Array, Int32Array, Int64Array, RecordBatch, StringArray};
-use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use robots_census::robots::{RobotsTxt, Scope};
 use robots_census::verdicts::{classify, parse_agent_list, DEFAULT_AGENTS};
 use serde_json::Value;
 
-use crate::support::{python, repo, scratch};
+use crate::support::{self, python, repo, scratch};
 
 const WARC_CC: &str = "data-samples/cc-robotstxt-sample.warc.gz";
 const WARC_IAH: &str = "data-samples/IAH-urls-wget.warc.gz";
@@ -209,22 +208,12 @@ fn authority(url: &str) -> Option<String> {
 // Parquet, read with the parquet crate.
 
 fn read_table(out: &Path, table: &str) -> Vec<RecordBatch> {
-    let mut batches = Vec::new();
-    let mut files: Vec<PathBuf> = std::fs::read_dir(out.join(table))
-        .expect("table dir")
-        .map(|e| e.expect("dir entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "parquet"))
-        .collect();
-    files.sort();
-    for path in files {
-        let file = std::fs::File::open(&path).expect("open parquet");
-        let reader = ParquetRecordBatchReaderBuilder::try_new(file)
-            .expect("parquet metadata")
-            .build()
-            .expect("parquet reader");
-        batches.extend(reader.map(|b| b.expect("record batch")));
-    }
-    batches
+    assert!(
+        out.join(table).is_dir(),
+        "no {table} table under {}",
+        out.display()
+    );
+    support::read_table(out, table)
 }
 
 fn column<'a, T: 'static>(batch: &'a RecordBatch, name: &str) -> &'a T {

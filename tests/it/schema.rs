@@ -5,7 +5,7 @@ use parquet::basic::Encoding;
 use parquet::file::reader::{FileReader, SerializedFileReader};
 use robots_census::output::schema::{schema_json, Table};
 
-use crate::support::{bin, repo, scratch};
+use crate::support::{bin, parts, repo, scratch};
 
 #[test]
 fn schema_files_match_the_code() {
@@ -73,13 +73,9 @@ fn written_columns_follow_their_layout() {
         .expect("run robots-census");
     assert!(matches!(status.code(), Some(0 | 1)), "run failed: {status}");
     for table in Table::ALL {
-        let part = std::fs::read_dir(out.join(table.name()))
-            .expect("table directory")
-            .flatten()
-            .map(|e| e.path())
-            .find(|p| p.extension().is_some_and(|e| e == "parquet"))
-            .expect("a part file");
-        let reader = SerializedFileReader::new(std::fs::File::open(&part).expect("open part"))
+        let part = parts(&out, table.name());
+        let part = part.first().expect("a part file");
+        let reader = SerializedFileReader::new(std::fs::File::open(part).expect("open part"))
             .expect("parquet footer");
         let meta = reader.metadata();
         assert!(

@@ -67,9 +67,8 @@ pub fn bin() -> std::process::Command {
     std::process::Command::new(env!("CARGO_BIN_EXE_robots-census"))
 }
 
-/// Every record batch of `<out>/<table>/*.parquet`, part files in name order.
-pub fn read_table(out: &std::path::Path, table: &str) -> Vec<arrow_array::RecordBatch> {
-    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+/// The part files of `<out>/<table>/`, in name order (none when the table is absent).
+pub fn parts(out: &std::path::Path, table: &str) -> Vec<PathBuf> {
     let mut parts: Vec<PathBuf> = std::fs::read_dir(out.join(table))
         .map(|d| {
             d.flatten()
@@ -79,8 +78,14 @@ pub fn read_table(out: &std::path::Path, table: &str) -> Vec<arrow_array::Record
         })
         .unwrap_or_default();
     parts.sort();
+    parts
+}
+
+/// Every record batch of `<out>/<table>/*.parquet`, part files in name order.
+pub fn read_table(out: &std::path::Path, table: &str) -> Vec<arrow_array::RecordBatch> {
+    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
     let mut batches = Vec::new();
-    for part in parts {
+    for part in parts(out, table) {
         let file = std::fs::File::open(&part).expect("open part file");
         let reader = ParquetRecordBatchReaderBuilder::try_new(file)
             .expect("parquet footer")
