@@ -33,3 +33,9 @@ pub const MAX_ZSTD_DICT_BYTES: usize = 4 * 1024 * 1024;
 /// Largest zstd window (log2) a frame may ask for, so a hostile frame cannot make the
 /// decoder allocate more than 8 MiB; per-record frames use far smaller windows.
 pub const ZSTD_WINDOW_LOG_MAX: u32 = 23;
+
+/// Verdict questions (agents x URLs) asked of one document at most. Each is a row
+/// of `verdicts`; a run asking more is refused as a usage error, since a long
+/// `--paths` list with a few agents once needed over 1 GB. Chunks shrink as the
+/// questions grow (see `pipeline::stream`), so memory stays bounded up to this.
+pub const MAX_QUESTIONS_PER_DOCUMENT: usize = 10_000;

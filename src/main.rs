@@ -28,7 +28,7 @@ fn run(args: &RunArgs) -> ExitCode {
     if let Err(e) =
         ctrlc::set_handler(|| INTERRUPTED.store(true, std::sync::atomic::Ordering::Relaxed))
     {
-        eprintln!("robots-census: warning: cannot install the Ctrl-C handler: {e}");
+        eprintln!("robots-census: warning: cannot install the Ctrl-C / SIGTERM handler: {e}");
     }
     match pipeline::run(&config) {
         Ok(summary) => {
@@ -42,7 +42,7 @@ fn run(args: &RunArgs) -> ExitCode {
             }
         }
         Err(PipelineError::Interrupted) => {
-            eprintln!("robots-census: interrupted; completed inputs are kept, rerun with --resume to continue");
+            eprintln!("robots-census: interrupted; completed tasks are kept, rerun with --resume to continue");
             ExitCode::from(130)
         }
         Err(e) => {

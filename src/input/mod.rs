@@ -190,11 +190,26 @@ pub trait CaptureReader: Send {
     fn next_event(&mut self, capture: &mut Capture) -> Option<Event>;
     /// Compressed bytes consumed so far (for progress).
     fn bytes_read(&self) -> u64;
+    /// The crawl the input says it belongs to: the `isPartOf` of the first
+    /// warcinfo record read so far (WARC only).
+    fn crawl(&self) -> Option<String> {
+        None
+    }
 }
 
 /// Opens `path`, sniffs its format from the content (the extension is only a hint)
 /// and returns a reader of its captures.
 pub fn open_input(path: &Path, csv: &CsvOptions) -> Result<Box<dyn CaptureReader>, InputProblem> {
+    // A FIFO or a device would block `open` or never end: only regular files are read.
+    if let Ok(meta) = std::fs::metadata(path) {
+        if !meta.is_file() {
+            return Err(InputError::Unreadable(format!(
+                "{}: not a regular file (a directory, FIFO, socket or device is not read)",
+                path.display()
+            ))
+            .at(0));
+        }
+    }
     let file = std::fs::File::open(path)
         .map_err(|e| InputError::Unreadable(format!("{}: {e}", path.display())).at(0))?;
     let name = path

@@ -87,6 +87,8 @@ pub(crate) struct WarcReader {
     head: RecordHead,
     /// The last event was a complete record, so junk now means its length was wrong.
     after_record: bool,
+    /// `isPartOf` of the first warcinfo record: the input's crawl.
+    is_part_of: Option<String>,
 }
 
 impl WarcReader {
@@ -96,6 +98,7 @@ impl WarcReader {
             body: BodyDecoder::default(),
             head: RecordHead::default(),
             after_record: false,
+            is_part_of: None,
         }
     }
 
@@ -299,7 +302,21 @@ impl WarcReader {
             "resource" if is_robots_uri(&cap.target_uri) => Some(CaptureKind::Resource),
             _ => None,
         };
+        let warcinfo = kind.is_none() && self.head.warc_type == "warcinfo";
         let complete = match kind {
+            // The first warcinfo block is kept for its isPartOf (the crawl).
+            None if warcinfo && self.is_part_of.is_none() => {
+                let coding = Coding {
+                    chunked: false,
+                    encoding: Encoding::Identity,
+                };
+                self.body.start(&coding, self.s.pos(), cap);
+                let ok = self.stream_block(block_len, true, cap);
+                self.body.finish(cap);
+                self.is_part_of = Some(is_part_of(&cap.body).unwrap_or_default());
+                cap.body.clear();
+                ok
+            }
             None => self.stream_block(block_len, false, cap),
             Some(CaptureKind::Resource) => {
                 let coding = Coding {
@@ -367,7 +384,20 @@ impl WarcReader {
     }
 }
 
+/// The `isPartOf` field of a warcinfo block (`application/warc-fields` lines).
+fn is_part_of(block: &[u8]) -> Option<String> {
+    block.split(|&b| b == b'\n').find_map(|line| {
+        let (key, value) = std::str::from_utf8(line).ok()?.split_once(':')?;
+        let value = value.trim();
+        (key.trim().eq_ignore_ascii_case("isPartOf") && !value.is_empty()).then(|| value.to_owned())
+    })
+}
+
 impl CaptureReader for WarcReader {
+    fn crawl(&self) -> Option<String> {
+        self.is_part_of.clone().filter(|c| !c.is_empty())
+    }
+
     fn next_event(&mut self, capture: &mut Capture) -> Option<Event> {
         self.skip_separators();
         if let Some(p) = self.s.take_break() {

@@ -67,21 +67,20 @@ pub fn bin() -> std::process::Command {
     std::process::Command::new(env!("CARGO_BIN_EXE_robots-census"))
 }
 
-/// The part files of `<out>/<table>/`, in name order (none when the table is absent).
+/// The part files of `<out>/<table>/crawl=*/`, in path order (none when the table
+/// is absent): crawl partitions in name order, tasks in order within each.
 pub fn parts(out: &std::path::Path, table: &str) -> Vec<PathBuf> {
-    let mut parts: Vec<PathBuf> = std::fs::read_dir(out.join(table))
-        .map(|d| {
-            d.flatten()
-                .map(|e| e.path())
-                .filter(|p| p.extension().is_some_and(|e| e == "parquet"))
-                .collect()
-        })
-        .unwrap_or_default();
+    let mut parts: Vec<PathBuf> = walkdir::WalkDir::new(out.join(table))
+        .into_iter()
+        .flatten()
+        .map(|e| e.into_path())
+        .filter(|p| p.extension().is_some_and(|e| e == "parquet"))
+        .collect();
     parts.sort();
     parts
 }
 
-/// Every record batch of `<out>/<table>/*.parquet`, part files in name order.
+/// Every record batch of `<out>/<table>/crawl=*/*.parquet`, part files in path order.
 pub fn read_table(out: &std::path::Path, table: &str) -> Vec<arrow_array::RecordBatch> {
     use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
     let mut batches = Vec::new();
@@ -132,6 +131,51 @@ pub fn ints(batches: &[arrow_array::RecordBatch], column: &str) -> Vec<Option<i6
         }
     }
     out
+}
+
+/// The `doc_id` column (16-byte UUIDs) as hex strings (nulls as None).
+pub fn ids(batches: &[arrow_array::RecordBatch], column: &str) -> Vec<Option<String>> {
+    use arrow_array::cast::AsArray;
+    use arrow_array::Array;
+    let mut out = Vec::new();
+    for batch in batches {
+        let col = batch
+            .column_by_name(column)
+            .unwrap_or_else(|| panic!("no column {column}"))
+            .as_fixed_size_binary();
+        out.extend((0..col.len()).map(|i| {
+            col.is_valid(i)
+                .then(|| col.value(i).iter().map(|b| format!("{b:02x}")).collect())
+        }));
+    }
+    out
+}
+
+/// Every input's report from the task manifests of `<out>/_manifests/`, in task
+/// order, each with a `skipped_total`.
+pub fn input_reports(out: &std::path::Path) -> Vec<serde_json::Value> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(out.join("_manifests"))
+        .expect("manifests")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    files.sort();
+    let mut reports = Vec::new();
+    for file in files {
+        let task: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&file).expect("read manifest"))
+                .expect("manifest JSON");
+        for input in task["inputs"].as_array().expect("inputs") {
+            let mut input = input.clone();
+            let skipped: u64 = input["skipped"]
+                .as_object()
+                .map_or(0, |m| m.values().filter_map(|v| v.as_u64()).sum());
+            input["skipped_total"] = skipped.into();
+            reports.push(input);
+        }
+    }
+    reports
 }
 
 /// A boolean column (nulls as None).
