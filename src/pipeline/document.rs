@@ -58,6 +58,7 @@ pub fn document(
     batches: &mut Batches,
 ) -> usize {
     let doc_id = doc_id(source, capture.stream_offset);
+    panic_point(&capture.target_uri);
     let (scheme, host, port) = url_parts(&capture.target_uri);
     let has_body = capture.kind != CaptureKind::Revisit;
     let outcome = if has_body {
@@ -162,6 +163,16 @@ fn ask_agents(
                 classification: class,
             },
         );
+    }
+}
+
+/// A test aid: a capture whose URL equals `ROBOTS_CENSUS_PANIC_ON_URL` panics, so
+/// the tests can show that a bug met on one input becomes that input's error row.
+fn panic_point(url: &str) {
+    static TARGET: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    let target = TARGET.get_or_init(|| std::env::var("ROBOTS_CENSUS_PANIC_ON_URL").ok());
+    if target.as_deref() == Some(url) {
+        panic!("ROBOTS_CENSUS_PANIC_ON_URL reached at {url}");
     }
 }
 

@@ -10,7 +10,7 @@ use robots_census::robots::RobotsTxt;
 
 use crate::support::{
     bin, bools, corpus_files, gz_record, http_block, ids, input_reports, ints, parts, read_table,
-    repo, scratch, shared, strings,
+    repo, scratch, shared, strings, tree,
 };
 
 fn run(args: &[&str]) -> Output {
@@ -370,24 +370,6 @@ fn many_chunks_and_row_groups_are_deterministic_and_complete() {
         assert!(rule_doc_ids[at..at + n].iter().all(|d| d == doc_id));
         at += n;
     }
-}
-
-/// Every file under `dir` (relative path -> bytes).
-fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    walkdir::WalkDir::new(dir)
-        .into_iter()
-        .flatten()
-        .filter(|e| e.file_type().is_file())
-        .map(|e| {
-            let rel = e
-                .path()
-                .strip_prefix(dir)
-                .expect("under dir")
-                .to_string_lossy()
-                .into_owned();
-            (rel, std::fs::read(e.path()).expect("read part"))
-        })
-        .collect()
 }
 
 #[test]

@@ -82,17 +82,39 @@ pub fn parts(out: &std::path::Path, table: &str) -> Vec<PathBuf> {
 
 /// Every record batch of `<out>/<table>/crawl=*/*.parquet`, part files in path order.
 pub fn read_table(out: &std::path::Path, table: &str) -> Vec<arrow_array::RecordBatch> {
+    parts(out, table)
+        .iter()
+        .flat_map(|p| read_table_file(p))
+        .collect()
+}
+
+/// Every record batch of one part file.
+pub fn read_table_file(part: &std::path::Path) -> Vec<arrow_array::RecordBatch> {
     use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
-    let mut batches = Vec::new();
-    for part in parts(out, table) {
-        let file = std::fs::File::open(&part).expect("open part file");
-        let reader = ParquetRecordBatchReaderBuilder::try_new(file)
-            .expect("parquet footer")
-            .build()
-            .expect("reader");
-        batches.extend(reader.map(|b| b.expect("record batch")));
-    }
-    batches
+    let file = std::fs::File::open(part).expect("open part file");
+    let reader = ParquetRecordBatchReaderBuilder::try_new(file)
+        .expect("parquet footer")
+        .build()
+        .expect("reader");
+    reader.map(|b| b.expect("record batch")).collect()
+}
+
+/// Every file under `dir` (relative path -> bytes).
+pub fn tree(dir: &std::path::Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .flatten()
+        .filter(|e| e.file_type().is_file())
+        .map(|e| {
+            let rel = e
+                .path()
+                .strip_prefix(dir)
+                .expect("under dir")
+                .to_string_lossy()
+                .into_owned();
+            (rel, std::fs::read(e.path()).expect("read file"))
+        })
+        .collect()
 }
 
 /// A column of a table as strings (nulls as None), all parts concatenated.
@@ -216,4 +238,36 @@ pub fn http_block(status: u16, body: &[u8]) -> Vec<u8> {
     .into_bytes();
     block.extend_from_slice(body);
     block
+}
+
+/// A table's rows as sorted strings (one per row, columns joined by tabs): its
+/// content, independent of how rows are split into part files.
+pub fn table_rows(out: &std::path::Path, table: &str) -> Vec<String> {
+    use arrow_cast::display::{ArrayFormatter, FormatOptions};
+    let mut rows = Vec::new();
+    for batch in read_table(out, table) {
+        let options = FormatOptions::default();
+        // Timestamps print as UTC wall time (named time zones need chrono-tz).
+        let columns: Vec<arrow_array::ArrayRef> = batch
+            .columns()
+            .iter()
+            .map(|c| match c.data_type() {
+                arrow_schema::DataType::Timestamp(unit, Some(_)) => {
+                    arrow_cast::cast(c, &arrow_schema::DataType::Timestamp(*unit, None))
+                        .expect("timestamp cast")
+                }
+                _ => c.clone(),
+            })
+            .collect();
+        let formatters: Vec<ArrayFormatter> = columns
+            .iter()
+            .map(|c| ArrayFormatter::try_new(c.as_ref(), &options).expect("formatter"))
+            .collect();
+        for i in 0..batch.num_rows() {
+            let cells: Vec<String> = formatters.iter().map(|f| f.value(i).to_string()).collect();
+            rows.push(cells.join("\t"));
+        }
+    }
+    rows.sort();
+    rows
 }
