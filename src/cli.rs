@@ -20,6 +20,8 @@ pub enum Command {
     Check(crate::check::CheckArgs),
     /// Print the lint findings of one robots.txt.
     Lint(crate::check::LintArgs),
+    /// Report which tasks of a dataset are done; write <OUT>/_SUCCESS when all are.
+    Status(crate::status::StatusArgs),
 }
 
 const RUN_AFTER_HELP: &str = "\
@@ -31,7 +33,10 @@ the sorted input list (--inputs-per-task).
 Exit codes:
   0  every input was read completely
   1  the run finished, but some inputs or records were skipped (see the errors table)
-  2  usage error, output cannot be written, or (with --strict) anything was skipped
+  2  usage error, output cannot be written, or (with --strict) anything was skipped:
+     do not retry
+  75 some input failed for a reason worth retrying (network retries exhausted): its
+     task has no manifest marked done; run the same command again (with --resume)
   130  interrupted (Ctrl-C or SIGTERM); completed tasks are kept, rerun with --resume";
 
 /// Arguments of `robots-census run`.
@@ -97,6 +102,12 @@ pub struct RunArgs {
     /// Seed of the per-host URL sample.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
+
+    /// Run only the tasks with index % N == I: `I/N`, or `auto/N` to take I from
+    /// JOB_COMPLETION_INDEX (Kubernetes Indexed Job) or AWS_BATCH_JOB_ARRAY_INDEX.
+    /// Shards of one input list and flags write disjoint tasks of one dataset.
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<String>,
 
     /// Inputs per task: each task writes one part per table and one manifest
     /// [default: the smallest K giving at most 1,500 tasks].

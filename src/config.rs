@@ -26,7 +26,7 @@ pub enum ConfigError {
     },
     #[error("output directory {0} already holds tables: pass --resume to continue it or --overwrite to replace it")]
     OutputExists(PathBuf),
-    #[error("--resume: {out} was written with other settings ({differences}); rerun with the same flags and inputs, or --overwrite")]
+    #[error("{out} was written with other settings ({differences}); rerun with the same flags and inputs, or --overwrite")]
     SettingsDiffer { out: PathBuf, differences: String },
     #[error("cannot prepare output directory {path}: {source}")]
     Output {
@@ -41,6 +41,10 @@ pub enum ConfigError {
     Threads,
     #[error("--inputs-per-task must be at least 1")]
     InputsPerTask,
+    #[error("--shard {0:?}: expected I/N with 0 <= I < N, or auto/N")]
+    Shard(String),
+    #[error("--shard auto/N: neither JOB_COMPLETION_INDEX (Kubernetes) nor AWS_BATCH_JOB_ARRAY_INDEX (AWS Batch) is set")]
+    ShardIndexUnset,
     #[error(
         "--tables: unknown table {0:?} (choose from groups, rules, sitemaps, verdicts, agents)"
     )]
@@ -76,6 +80,8 @@ pub struct RunConfig {
     pub default_crawl: String,
     /// Everything that changes rows, recorded in `_dataset.json` and every manifest.
     pub settings: Settings,
+    /// `(i, n)`: run only the tasks with `index % n == i`.
+    pub shard: Option<(usize, usize)>,
 }
 
 impl RunConfig {
@@ -174,7 +180,14 @@ impl RunConfig {
         settings.set("tables", tables.names().join(","));
         settings.set("csv", format!("{csv:?}"));
         settings.set("default_crawl", args.default_crawl.clone());
-        prepare_output(&args.out, args.resume, args.overwrite, &settings)?;
+        let shard = args.shard.as_deref().map(parse_shard).transpose()?;
+        prepare_output(
+            &args.out,
+            args.resume,
+            args.overwrite,
+            shard.is_some(),
+            &settings,
+        )?;
         Ok(RunConfig {
             inputs,
             out: args.out.clone(),
@@ -190,6 +203,7 @@ impl RunConfig {
             inputs_per_task,
             default_crawl: args.default_crawl.clone(),
             settings,
+            shard,
         })
     }
 
@@ -203,6 +217,26 @@ impl RunConfig {
             };
         self.agents.len() * urls.max(1)
     }
+}
+
+/// `I/N`, or `auto/N` with I from the engine's index variable.
+fn parse_shard(text: &str) -> Result<(usize, usize), ConfigError> {
+    let bad = || ConfigError::Shard(text.to_owned());
+    let (i, n) = text.split_once('/').ok_or_else(bad)?;
+    let n: usize = n.trim().parse().map_err(|_| bad())?;
+    let i: usize = if i.trim() == "auto" {
+        let var = ["JOB_COMPLETION_INDEX", "AWS_BATCH_JOB_ARRAY_INDEX"]
+            .iter()
+            .find_map(|name| std::env::var(name).ok())
+            .ok_or(ConfigError::ShardIndexUnset)?;
+        var.trim().parse().map_err(|_| bad())?
+    } else {
+        i.trim().parse().map_err(|_| bad())?
+    };
+    if n == 0 || i >= n {
+        return Err(bad());
+    }
+    Ok((i, n))
 }
 
 fn read(path: &Path) -> Result<String, ConfigError> {
@@ -276,6 +310,7 @@ fn prepare_output(
     out: &Path,
     resume: bool,
     overwrite: bool,
+    shard: bool,
     settings: &Settings,
 ) -> Result<(), ConfigError> {
     let ours = |name: &str| {
@@ -295,7 +330,11 @@ fn prepare_output(
         path: out.to_owned(),
         source,
     };
-    if !existing.is_empty() && !resume {
+    let meta = dataset::read_meta(out).map_err(ConfigError::Meta)?;
+    // Shards of one list and flags write disjoint tasks of one dataset: a shard
+    // meeting the others' output with the same settings is expected, and harmless.
+    let same_dataset = meta.as_ref().is_some_and(|m| m.settings == *settings);
+    if !existing.is_empty() && !resume && !(shard && same_dataset) {
         if !overwrite {
             return Err(ConfigError::OutputExists(out.to_owned()));
         }
@@ -308,8 +347,8 @@ fn prepare_output(
             }
         }
     }
-    if resume {
-        if let Some(meta) = dataset::read_meta(out).map_err(ConfigError::Meta)? {
+    if resume || shard {
+        if let Some(meta) = &meta {
             let differences = meta.settings.differences(settings);
             if !differences.is_empty() {
                 return Err(ConfigError::SettingsDiffer {

@@ -22,4 +22,5 @@ pub mod output;
 pub mod pipeline;
 pub mod progress;
 pub mod robots;
+pub mod status;
 pub mod verdicts;

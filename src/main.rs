@@ -13,6 +13,7 @@ fn main() -> ExitCode {
         Command::Run(a) => run(a),
         Command::Check(a) => robots_census::check::check(a),
         Command::Lint(a) => robots_census::check::lint(a),
+        Command::Status(a) => robots_census::status::status(a),
     }
 }
 
@@ -37,6 +38,8 @@ fn run(args: &RunArgs) -> ExitCode {
             }
             match (summary.had_problems(), config.strict) {
                 (false, _) => ExitCode::SUCCESS,
+                // Worth running again: engines retry on 75 (EX_TEMPFAIL).
+                _ if summary.had_transient_failures() => ExitCode::from(75),
                 (true, false) => ExitCode::from(1),
                 (true, true) => ExitCode::from(2),
             }

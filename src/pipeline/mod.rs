@@ -60,8 +60,12 @@ pub enum PipelineError {
 /// Runs the whole job.
 pub fn run(config: &RunConfig) -> Result<Summary, PipelineError> {
     let started = Instant::now();
-    let tasks = dataset::plan_tasks(&config.inputs, config.inputs_per_task);
-    write_meta(config, tasks.len())?;
+    let all = dataset::plan_tasks(&config.inputs, config.inputs_per_task);
+    write_meta(config, all.len())?;
+    let tasks: Vec<Task> = match config.shard {
+        Some((i, n)) => all.into_iter().filter(|t| t.index % n == i).collect(),
+        None => all,
+    };
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(config.threads)
         .build()

@@ -358,3 +358,81 @@ fn unparsed_documents_have_null_parse_facts() {
         }
     }
 }
+
+/// Shards `i/3` (and `auto/3` from the engines' index variables) write disjoint
+/// tasks whose union is one full run, byte for byte; `status` reports the missing
+/// tasks until the last shard, then writes `_SUCCESS` with the totals.
+#[test]
+fn shards_union_to_a_full_run_and_status_tracks_them() {
+    let dir = scratch("dataset-shards");
+    let inputs = inputs(&dir);
+    let full = dir.join("full");
+    assert_eq!(run(&inputs, &full, &[]).status.code(), Some(0));
+    let out = dir.join("sharded");
+    let status = |json: bool| {
+        let mut cmd = bin();
+        cmd.arg("status").arg(&out);
+        if json {
+            cmd.arg("--json");
+        }
+        cmd.output().expect("status")
+    };
+    let shard = |index: &str, var: Option<&str>| {
+        let mut cmd = bin();
+        cmd.arg("run")
+            .args(&inputs)
+            .arg("--out")
+            .arg(&out)
+            .arg("--quiet")
+            .args(["--shard", index])
+            .env_remove("JOB_COMPLETION_INDEX")
+            .env_remove("AWS_BATCH_JOB_ARRAY_INDEX");
+        if let Some((name, value)) = var.and_then(|v| v.split_once('=')) {
+            cmd.env(name, value);
+        }
+        cmd.output().expect("shard")
+    };
+    let unset = shard("auto/3", None);
+    assert_eq!(unset.status.code(), Some(2));
+    assert!(stderr(&unset).contains("JOB_COMPLETION_INDEX"));
+    assert_eq!(shard("3/3", None).status.code(), Some(2));
+    assert_eq!(status(false).status.code(), Some(2), "no dataset yet");
+
+    assert_eq!(shard("0/3", None).status.code(), Some(0));
+    let partial = status(true);
+    assert_eq!(partial.status.code(), Some(1));
+    let report: serde_json::Value = serde_json::from_slice(&partial.stdout).expect("json");
+    // 8 tasks of one input: shard 0 holds tasks 0, 3, 6.
+    assert_eq!(report["tasks"], 8);
+    assert_eq!(report["done"], 3);
+    assert_eq!(report["missing_tasks"], serde_json::json!([1, 2, 4, 5, 7]));
+    assert!(!out.join("_SUCCESS").exists());
+
+    assert_eq!(
+        shard("auto/3", Some("JOB_COMPLETION_INDEX=1"))
+            .status
+            .code(),
+        Some(0)
+    );
+    assert_eq!(
+        shard("auto/3", Some("AWS_BATCH_JOB_ARRAY_INDEX=2"))
+            .status
+            .code(),
+        Some(0)
+    );
+    let done = status(true);
+    assert_eq!(done.status.code(), Some(0), "{}", stderr(&done));
+    let success: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("_SUCCESS")).expect("_SUCCESS"))
+            .expect("json");
+    assert_eq!(success["complete"], true);
+    assert_eq!(success["documents"], 32);
+    assert_eq!(success["inputs"], 8);
+    let mut sharded = crate::support::tree(&out);
+    assert!(sharded.remove("_SUCCESS").is_some());
+    assert_eq!(
+        sharded,
+        crate::support::tree(&full),
+        "union of shards = full run"
+    );
+}
