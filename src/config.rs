@@ -334,7 +334,8 @@ fn prepare_output(
     // Shards of one list and flags write disjoint tasks of one dataset: a shard
     // meeting the others' output with the same settings is expected, and harmless.
     let same_dataset = meta.as_ref().is_some_and(|m| m.settings == *settings);
-    if !existing.is_empty() && !resume && !(shard && same_dataset) {
+    let continuing = resume || (shard && same_dataset);
+    if !existing.is_empty() && !continuing {
         if !overwrite {
             return Err(ConfigError::OutputExists(out.to_owned()));
         }
