@@ -16,7 +16,13 @@ use robots_census::robots::{RobotsTxt, Scope};
 
 /// Asserts robots.cc's answer for `agent` and `url` on `body`: verdict and deciding line.
 #[track_caller]
-fn expect(body: impl AsRef<[u8]>, agent: &str, url: impl AsRef<[u8]>, allowed: bool, line: u32) {
+pub(crate) fn expect(
+    body: impl AsRef<[u8]>,
+    agent: &str,
+    url: impl AsRef<[u8]>,
+    allowed: bool,
+    line: u32,
+) {
     let (body, url) = (body.as_ref(), url.as_ref());
     dump(body, agent, url, allowed, line);
     let doc = RobotsTxt::parse(body);
@@ -50,7 +56,7 @@ fn dump(body: &[u8], agent: &str, url: &[u8], allowed: bool, line: u32) {
 
 const URL: &str = "https://example.com";
 
-fn url(path: &str) -> String {
+pub(crate) fn url(path: &str) -> String {
     format!("{URL}{path}")
 }
 

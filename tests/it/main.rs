@@ -3,6 +3,7 @@
 mod cli_check;
 mod conformance;
 mod differential;
+mod generative;
 mod lint_rules;
 mod parser_props;
 mod pipeline;

@@ -1,0 +1,3 @@
+//! Generative differential test against Google's parser (placeholder).
+
+mod regressions;
