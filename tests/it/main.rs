@@ -4,6 +4,7 @@ mod cli_check;
 mod conformance;
 mod dataset;
 mod differential;
+mod generative;
 mod lint_rules;
 mod parser_props;
 mod pipeline;

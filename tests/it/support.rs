@@ -56,6 +56,30 @@ pub fn scratch(name: &str) -> PathBuf {
     dir
 }
 
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The answers of an oracle answer record (tests/oracle/answers.py's format,
+/// agent-major): (allowed, deciding line) per question.
+pub fn oracle_answers(record: &serde_json::Value) -> Vec<(bool, u32)> {
+    let allowed = record["allowed"].as_str().expect("allowed").as_bytes();
+    let lines = record["lines"].as_array().expect("lines");
+    assert_eq!(
+        allowed.len(),
+        lines.len(),
+        "answer record: allowed vs lines"
+    );
+    allowed
+        .iter()
+        .zip(lines)
+        .map(|(a, l)| {
+            let line = l.as_u64().and_then(|l| u32::try_from(l).ok());
+            (*a == b'1', line.expect("line number"))
+        })
+        .collect()
+}
+
 pub fn unhex(s: &str) -> Vec<u8> {
     (0..s.len() / 2)
         .map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).expect("hex"))
