@@ -494,7 +494,7 @@ fn document(config: &RunConfig, source: &str, capture: &Capture, batches: &mut B
     let doc_id = doc_id(source, capture.stream_offset);
     let (scheme, host) = split_url(&capture.target_uri);
     let has_body = capture.kind != CaptureKind::Revisit;
-    let outcome = if has_body {
+    let outcome = if has_body && !capture.status_invalid {
         StatusOutcome::of(capture.http_status, true)
     } else {
         StatusOutcome::Unknown

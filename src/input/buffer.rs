@@ -144,4 +144,8 @@ impl<S: Source> Buffered<S> {
     pub(crate) fn source(&self) -> &S {
         &self.src
     }
+
+    pub(crate) fn source_mut(&mut self) -> &mut S {
+        &mut self.src
+    }
 }

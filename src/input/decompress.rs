@@ -40,6 +40,35 @@ pub(crate) trait Decoded: Source {
     fn span(&self, dstart: u64, dend: u64) -> Option<(u64, u64)>;
     /// True when the stream is the file itself (offsets are file offsets).
     fn is_plain(&self) -> bool;
+    /// Moves into `out` the notices (problems that did not cut the data, such as a bad
+    /// gzip CRC) of the members whose data ends at or before stream offset `upto`, so the
+    /// record reader can attach each to the record that holds the member's last byte.
+    fn take_notices(&mut self, _upto: u64, _out: &mut Vec<InputProblem>) {}
+}
+
+/// Notices not yet taken, oldest first, with the stream offset where their member ends.
+/// Readers take them after every record, so the queue stays short; the cap only guards
+/// against a reader that never asks.
+#[derive(Default)]
+struct Notices {
+    queue: VecDeque<(u64, InputProblem)>,
+}
+
+impl Notices {
+    fn push(&mut self, dend: u64, problem: InputProblem) {
+        if self.queue.len() == UNIT_RING {
+            self.queue.pop_front();
+        }
+        self.queue.push_back((dend, problem));
+    }
+
+    fn take(&mut self, upto: u64, out: &mut Vec<InputProblem>) {
+        while self.queue.front().is_some_and(|(dend, _)| *dend <= upto) {
+            if let Some((_, p)) = self.queue.pop_front() {
+                out.push(p);
+            }
+        }
+    }
 }
 
 /// The decompressed stream the record readers consume.
@@ -49,6 +78,11 @@ impl Source for Box<dyn Decoded> {
     fn read_into(&mut self, out: &mut [u8]) -> Result<usize, InputProblem> {
         (**self).read_into(out)
     }
+}
+
+/// The notices of `s` up to stream offset `upto` (see [`Decoded::take_notices`]).
+pub(crate) fn take_notices(s: &mut Stream, upto: u64, out: &mut Vec<InputProblem>) {
+    s.source_mut().take_notices(upto, out);
 }
 
 /// One gzip member or zstd frame: where it lies in the file and in the stream.
@@ -242,6 +276,7 @@ struct GzipSource {
     out_pos: u64,
     member_cstart: u64,
     member_out: u64,
+    notices: Notices,
 }
 
 impl GzipSource {
@@ -255,6 +290,7 @@ impl GzipSource {
             out_pos: 0,
             member_cstart: 0,
             member_out: 0,
+            notices: Notices::default(),
         }
     }
 
@@ -359,18 +395,28 @@ impl GzipSource {
         let (Some(crc), Some(size)) = (t.get(0..4), t.get(4..8)) else {
             return self.truncated();
         };
-        let crc_ok = crc == self.crc.sum().to_le_bytes();
+        let computed = self.crc.sum();
+        let stored = u32::from_le_bytes([crc[0], crc[1], crc[2], crc[3]]);
         // ISIZE is the size modulo 2^32.
         let size_ok = size == (self.member_out as u32).to_le_bytes();
         self.inb.consume(8);
         self.units.close(self.out_pos, self.inb.pos());
         self.state = GzState::Header;
-        if crc_ok && size_ok {
-            Ok(0)
-        } else {
-            let msg = "CRC32 or size trailer does not match the data".to_owned();
-            Err(InputError::GzipCorruptMember(msg).at(self.member_cstart))
+        if stored != computed || !size_ok {
+            // The deflate stream itself ended cleanly, so the data is whole and is kept:
+            // a notice for the record it belongs to, not a break that would count that
+            // record twice (once as a document, once as a problem).
+            let msg = format!(
+                "member at file byte {} ({} bytes decoded): stored CRC32 {stored:08x}, \
+                 computed {computed:08x}, size {}",
+                self.member_cstart,
+                self.member_out,
+                if size_ok { "ok" } else { "wrong" }
+            );
+            let p = InputError::GzipCrcMismatch(msg).at(self.member_cstart);
+            self.notices.push(self.out_pos, p);
         }
+        Ok(0)
     }
 }
 
@@ -402,6 +448,9 @@ impl Decoded for GzipSource {
     }
     fn is_plain(&self) -> bool {
         false
+    }
+    fn take_notices(&mut self, upto: u64, out: &mut Vec<InputProblem>) {
+        self.notices.take(upto, out);
     }
 }
 
