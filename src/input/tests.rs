@@ -1186,3 +1186,31 @@ fn csv_huge_cells_stream_in_every_column() {
     let row3 = 15 + 20 + SIZE + 6 + 7 + SIZE + 18;
     assert_eq!(d.captures[2].file_offset, row3);
 }
+
+#[test]
+fn header_cut_by_zeros_or_by_the_next_record() {
+    let recs: Vec<Vec<u8>> = (0..4).map(robots_record).collect();
+    let start: usize = recs[0].len();
+    // Zeros from the middle of record 1's header into its block.
+    let mut file = recs.concat();
+    file[start + 40..start + 300].fill(0);
+    let d = open_bytes(file, "x.warc").unwrap();
+    assert_eq!(uris(&d), [host_uri(0), host_uri(2), host_uri(3)]);
+    let codes: Vec<_> = d.problems.iter().map(|p| p.code).collect();
+    assert_eq!(codes, ["warc_bad_header"]);
+    assert_eq!(d.problems[0].offset, start as u64);
+    // Record 1 cut inside its header, record 2 right after: record 2 is not taken for
+    // the rest of record 1's header.
+    let file = [
+        recs[0].clone(),
+        recs[1][..60].to_vec(),
+        b"\r\n".to_vec(),
+        recs[2].clone(),
+        recs[3].clone(),
+    ]
+    .concat();
+    let d = open_bytes(file, "x.warc").unwrap();
+    assert_eq!(uris(&d), [host_uri(0), host_uri(2), host_uri(3)]);
+    assert_eq!(d.problems.len(), 1, "{:?}", d.problems);
+    assert!(d.problems[0].message.contains("another WARC/ line"));
+}

@@ -51,6 +51,21 @@ enum BlockEnd {
     Cut(u64),
 }
 
+/// Where a header block must end at the latest in `a` (which starts with a version
+/// line), and why: the first NUL byte, or the first later line that starts with a
+/// version line (complete or cut by the end of `a`).
+fn header_damage(a: &[u8]) -> (usize, Option<&'static str>) {
+    let nul = memchr::memchr(0, a);
+    let version = line_starts_with_warc(a, a.len(), 0)
+        .find(|&k| version_line(a.get(k..).unwrap_or_default()) != Version::No);
+    match (nul, version) {
+        (Some(n), Some(v)) if v < n => (v, Some("another WARC/ line")),
+        (Some(n), _) => (n, Some("a NUL byte")),
+        (None, Some(v)) => (v, Some("another WARC/ line")),
+        (None, None) => (a.len(), None),
+    }
+}
+
 /// Is this an http(s) URI whose path ends with `/robots.txt`?
 fn is_robots_uri(uri: &str) -> bool {
     let lower = uri.to_ascii_lowercase();
@@ -114,11 +129,13 @@ impl WarcReader {
     }
 
     /// Consumes bytes up to the next valid version line that starts a line (or follows
-    /// separators); returns how many were skipped. Stops at a break or the end.
-    fn resync(&mut self) -> u64 {
+    /// separators); returns how many were skipped. Stops at a break or the end. A version
+    /// line at the current position counts only when `here_ok` (else it is the spot that
+    /// just failed).
+    fn resync(&mut self, here_ok: bool) -> u64 {
         let mut skipped = 0u64;
         let mut prev = b'\n';
-        let mut first = true;
+        let mut first = !here_ok;
         loop {
             let a = self.s.fill(VERSION_PROBE.max(4096));
             if a.is_empty() {
@@ -172,8 +189,23 @@ impl WarcReader {
         let mut want = 4096;
         let len = loop {
             let a = self.s.fill(want);
-            if let Some(n) = header_end(a) {
+            // A header ends at its blank line; a NUL byte or another version line before
+            // it means the header was blanked or cut, and the next record may follow.
+            let (stop, why) = header_damage(a);
+            if let Some(n) = header_end(a.get(..stop).unwrap_or_default()) {
                 break n;
+            }
+            if let Some(why) = why {
+                self.s.consume(stop);
+                self.resync(true);
+                let to = self.s.pos();
+                let msg = format!(
+                    "header at byte {at} cut by {why} at byte {}; bytes {at}..{to} of the {} \
+                     skipped",
+                    at + stop as u64,
+                    self.stream_name()
+                );
+                return Err(Event::Problem(InputError::WarcBadHeader(msg).at(at)));
             }
             if a.len() < want {
                 let n = a.len();
@@ -181,7 +213,7 @@ impl WarcReader {
                 return Err(self.truncated(at, "inside the WARC header block"));
             }
             if a.len() >= MAX_HEADER_BYTES {
-                let skipped = self.resync();
+                let skipped = self.resync(false);
                 let msg = format!("header block over {MAX_HEADER_BYTES} bytes; skipped {skipped}");
                 return Err(Event::Problem(InputError::WarcBadHeader(msg).at(at)));
             }
@@ -217,7 +249,7 @@ impl WarcReader {
         }
         self.s.consume(len);
         if self.head.content_length.is_none() {
-            let skipped = self.resync();
+            let skipped = self.resync(false);
             let msg = format!("missing or invalid Content-Length; skipped {skipped} bytes");
             return Err(Event::Problem(InputError::WarcBadHeader(msg).at(at)));
         }
@@ -227,9 +259,10 @@ impl WarcReader {
     /// The record starting at `at` is cut by the end of the data (or a decompression
     /// break, whose problem is folded into this one).
     fn truncated(&mut self, at: u64, where_: &str) -> Event {
+        let range = format!("bytes {at}..{} of the {}", self.s.pos(), self.stream_name());
         let msg = match self.s.take_break() {
-            Some(p) => format!("{where_}: {} ({})", p.message, p.code),
-            None => format!("{where_}: end of input"),
+            Some(p) => format!("{where_} ({range}): {} ({})", p.message, p.code),
+            None => format!("{where_} ({range}): end of input"),
         };
         self.after_record = false;
         Event::Problem(InputError::WarcTruncatedFile(msg).at(at))
@@ -537,7 +570,7 @@ impl WarcReader {
 
     /// Junk where a record should start, from `from`: skipped up to the next version line.
     fn junk(&mut self, from: u64) -> Event {
-        self.resync();
+        self.resync(false);
         let to = self.s.pos();
         let skipped = to - from;
         self.take_notes();

@@ -2,6 +2,7 @@
 
 mod cli_check;
 mod conformance;
+mod damaged;
 mod differential;
 mod lint_rules;
 mod parser_props;
