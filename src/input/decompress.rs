@@ -146,7 +146,11 @@ pub(crate) fn open_stream(
 ) -> Result<Stream, InputProblem> {
     let mut raw = Buffered::new(ReadSource::new(reader));
     let head = raw.fill(detect::MAGIC_LEN);
-    let compression = detect::compression(head, name_hint);
+    let mut compression = detect::compression(head, name_hint);
+    if compression == Compression::None {
+        let probe = raw.fill(detect::DAMAGED_START_PROBE);
+        compression = detect::damaged_start(probe, name_hint).unwrap_or(Compression::None);
+    }
     if raw.avail().is_empty() {
         if let Some(p) = raw.take_break() {
             return Err(p);
@@ -277,6 +281,8 @@ struct GzipSource {
     member_cstart: u64,
     member_out: u64,
     notices: Notices,
+    /// A problem met after data that was returned first.
+    pending: Option<InputProblem>,
 }
 
 impl GzipSource {
@@ -291,12 +297,13 @@ impl GzipSource {
             member_cstart: 0,
             member_out: 0,
             notices: Notices::default(),
+            pending: None,
         }
     }
 
     /// Skips to the next `1f 8b 08` (or the end); returns the bytes skipped.
     fn resync(&mut self) -> u64 {
-        resync_at(&mut self.inb, &[0x1f, 0x8b, 0x08])
+        resync_at(&mut self.inb, &GZIP_MAGIC)
     }
 
     /// The file ended (or failed) where a member header could start.
@@ -313,12 +320,35 @@ impl GzipSource {
         Err(p.unwrap_or_else(|| InputError::GzipTruncatedMember.at(self.member_cstart)))
     }
 
+    /// The current member is corrupt: goes on at the next member. Its decoder may have
+    /// read past the member's end into the next ones before failing, so the next member
+    /// magic is looked for first among the bytes read since the member started.
     fn corrupt(&mut self, why: String) -> Result<usize, InputProblem> {
         self.units.close(self.out_pos, self.inb.pos());
-        let skipped = self.resync();
+        let from = self.member_cstart;
+        if !rewind_to_magic(&mut self.inb, from, &GZIP_MAGIC, |b| {
+            !matches!(parse_gzip_header(b), GzipHeader::Bad(_))
+        }) {
+            self.resync();
+        }
         self.state = GzState::Header;
-        let msg = format!("{why}; skipped {skipped} bytes to the next member");
-        Err(InputError::GzipCorruptMember(msg).at(self.member_cstart))
+        let to = self.inb.pos();
+        let msg = format!(
+            "{why}; skipped file bytes {from}..{to} ({} bytes) to the next member",
+            to - from
+        );
+        Err(InputError::GzipCorruptMember(msg).at(from))
+    }
+
+    /// A decode error after `produced` bytes were written: they are returned now and the
+    /// problem on the next call, so the data before the damage is not dropped.
+    fn corrupt_after(&mut self, produced: usize, why: String) -> Result<usize, InputProblem> {
+        let err = self.corrupt(why);
+        if produced == 0 {
+            return err;
+        }
+        self.pending = err.err();
+        Ok(produced)
     }
 
     fn read_header(&mut self) -> Result<usize, InputProblem> {
@@ -332,6 +362,7 @@ impl GzipSource {
             match parse_gzip_header(head) {
                 GzipHeader::Complete(len) => {
                     self.member_cstart = self.inb.pos();
+                    self.inb.set_mark();
                     self.units.open(self.out_pos, self.member_cstart);
                     self.inb.consume(len);
                     self.dec.reset(false);
@@ -385,7 +416,7 @@ impl GzipSource {
                 return self.corrupt("deflate stream makes no progress".to_owned())
             }
             Ok(_) => {}
-            Err(e) => return self.corrupt(e.to_string()),
+            Err(e) => return self.corrupt_after(produced, e.to_string()),
         }
         Ok(produced)
     }
@@ -399,10 +430,16 @@ impl GzipSource {
         let stored = u32::from_le_bytes([crc[0], crc[1], crc[2], crc[3]]);
         // ISIZE is the size modulo 2^32.
         let size_ok = size == (self.member_out as u32).to_le_bytes();
+        let bad = stored != computed || !size_ok;
+        if bad && self.ran_into_next_member() {
+            // The deflate data ended only inside a later member: that member was read as
+            // this one's data. Go back to it.
+            return self.corrupt("deflate data runs into the next member".to_owned());
+        }
         self.inb.consume(8);
         self.units.close(self.out_pos, self.inb.pos());
         self.state = GzState::Header;
-        if stored != computed || !size_ok {
+        if bad {
             // The deflate stream itself ended cleanly, so the data is whole and is kept:
             // a notice for the record it belongs to, not a break that would count that
             // record twice (once as a document, once as a problem).
@@ -420,10 +457,30 @@ impl GzipSource {
     }
 }
 
+impl GzipSource {
+    /// Did the current member's compressed bytes (header to trailer) take in the start
+    /// of another member?
+    fn ran_into_next_member(&self) -> bool {
+        let Some((mark, bytes)) = self.inb.from_mark() else {
+            return false;
+        };
+        let read = usize::try_from(self.inb.pos().saturating_sub(mark)).unwrap_or(0);
+        let bytes = bytes.get(..read.min(bytes.len())).unwrap_or_default();
+        mark == self.member_cstart
+            && find_magic(bytes, 1, &GZIP_MAGIC, |b| {
+                !matches!(parse_gzip_header(b), GzipHeader::Bad(_))
+            })
+            .is_some()
+    }
+}
+
 impl Source for GzipSource {
     fn read_into(&mut self, out: &mut [u8]) -> Result<usize, InputProblem> {
         if out.is_empty() {
             return Ok(0);
+        }
+        if let Some(p) = self.pending.take() {
+            return Err(p);
         }
         loop {
             let n = match self.state {
@@ -451,6 +508,44 @@ impl Decoded for GzipSource {
     }
     fn take_notices(&mut self, upto: u64, out: &mut Vec<InputProblem>) {
         self.notices.take(upto, out);
+    }
+}
+
+const GZIP_MAGIC: [u8; 3] = [0x1f, 0x8b, 0x08];
+
+/// The first offset at or after `from` in `b` where `magic` starts and `plausible`
+/// accepts the bytes from there.
+fn find_magic(
+    b: &[u8],
+    from: usize,
+    magic: &[u8],
+    plausible: impl Fn(&[u8]) -> bool,
+) -> Option<usize> {
+    let tail = b.get(from..)?;
+    memchr::memmem::find_iter(tail, magic)
+        .map(|k| from + k)
+        .find(|&k| plausible(b.get(k..).unwrap_or_default()))
+}
+
+/// After a corrupt member / frame that started at the mark `start`: if the bytes read
+/// since hold the start of a later one, goes back there and returns true.
+fn rewind_to_magic(
+    inb: &mut Buffered<ReadSource>,
+    start: u64,
+    magic: &[u8],
+    plausible: impl Fn(&[u8]) -> bool,
+) -> bool {
+    let Some((mark, bytes)) = inb.from_mark() else {
+        return false;
+    };
+    if mark != start {
+        return false;
+    }
+    let read = usize::try_from(inb.pos().saturating_sub(mark)).unwrap_or(0);
+    let seen = bytes.get(..read.min(bytes.len())).unwrap_or_default();
+    match find_magic(seen, 1, magic, plausible) {
+        Some(k) => inb.rewind_to(mark + k as u64),
+        None => false,
     }
 }
 
@@ -499,6 +594,8 @@ struct ZstdSource {
     out_pos: u64,
     frame_cstart: u64,
     dict: Vec<u8>,
+    /// A problem met after data that was returned first.
+    pending: Option<InputProblem>,
 }
 
 fn zstd_decoder(dict: &[u8]) -> std::io::Result<zstd::stream::raw::Decoder<'static>> {
@@ -519,6 +616,7 @@ impl ZstdSource {
             out_pos: 0,
             frame_cstart: 0,
             dict: Vec::new(),
+            pending: None,
         })
     }
 
@@ -534,17 +632,25 @@ impl ZstdSource {
         Err(p.unwrap_or_else(|| InputError::ZstdTruncatedFrame.at(self.frame_cstart)))
     }
 
+    /// The frame at `at` is corrupt: goes on at the next frame, looked for first among
+    /// the bytes its decoder read (it may have run into the following frames).
     fn corrupt(&mut self, why: String, at: u64) -> Result<usize, InputProblem> {
         self.units.close(self.out_pos, self.inb.pos());
         // Session reset keeps the dictionary and the window cap.
         let _ = self.dec.reinit();
-        if self.inb.pos() == at {
-            // Nothing consumed: step over the magic or the scan finds this frame again.
-            self.inb.consume(1);
+        if !rewind_to_magic(&mut self.inb, at, &ZSTD_MAGIC, |_| true) {
+            if self.inb.pos() == at {
+                // Nothing consumed: step over the magic or the scan finds this frame again.
+                self.inb.consume(1);
+            }
+            resync_at(&mut self.inb, &ZSTD_MAGIC);
         }
-        let skipped = resync_at(&mut self.inb, &ZSTD_MAGIC);
         self.state = ZState::FrameStart;
-        let msg = format!("{why}; skipped {skipped} bytes to the next frame");
+        let to = self.inb.pos();
+        let msg = format!(
+            "{why}; skipped file bytes {at}..{to} ({} bytes) to the next frame",
+            to - at
+        );
         Err(InputError::ZstdCorruptFrame(msg).at(at))
     }
 
@@ -563,6 +669,7 @@ impl ZstdSource {
         match (magic, size) {
             (Some(0xFD2F_B528), _) => {
                 self.frame_cstart = at;
+                self.inb.set_mark();
                 self.units.open(self.out_pos, at);
                 self.state = ZState::Frame;
                 Ok(0)
@@ -652,7 +759,14 @@ impl ZstdSource {
                 return self.corrupt("frame makes no progress".to_owned(), self.frame_cstart)
             }
             Ok(_) => {}
-            Err(e) => return self.corrupt(e.to_string(), self.frame_cstart),
+            Err(e) => {
+                let err = self.corrupt(e.to_string(), self.frame_cstart);
+                if produced == 0 {
+                    return err;
+                }
+                // Return the bytes decoded before the damage now, the problem next.
+                self.pending = err.err();
+            }
         }
         Ok(produced)
     }
@@ -662,6 +776,9 @@ impl Source for ZstdSource {
     fn read_into(&mut self, out: &mut [u8]) -> Result<usize, InputProblem> {
         if out.is_empty() {
             return Ok(0);
+        }
+        if let Some(p) = self.pending.take() {
+            return Err(p);
         }
         loop {
             let n = match self.state {

@@ -1214,3 +1214,56 @@ fn header_cut_by_zeros_or_by_the_next_record() {
     assert_eq!(d.problems.len(), 1, "{:?}", d.problems);
     assert!(d.problems[0].message.contains("another WARC/ line"));
 }
+
+#[test]
+fn corrupt_member_that_ran_into_the_next_is_gone_back_over() {
+    let members: Vec<Vec<u8>> = (0..5).map(|i| gzip(&robots_record(i))).collect();
+    let want = [host_uri(0), host_uri(1), host_uri(3), host_uri(4)];
+    // Member 2 cut short: its deflate decoder reads member 3 as its own data.
+    let mut cut = members.clone();
+    let half = cut[2].len() / 2;
+    cut[2].truncate(half);
+    // Member 2's only deflate block loses its BFINAL bit: the decoder goes on into
+    // member 3 (the level-1 encoder writes one final block per small member).
+    let mut open_ended = members.clone();
+    open_ended[2][10] ^= 1;
+    for (name, file) in [("cut", cut.concat()), ("bfinal", open_ended.concat())] {
+        let d = open_bytes(file, "x.warc.gz").unwrap();
+        assert_eq!(uris(&d), want, "{name}: {:?}", d.problems);
+        assert_eq!(d.problems.len(), 1, "{name}: {:?}", d.problems);
+    }
+    // Damage before the first member of a .gz file: still read as gzip.
+    let mut first = members.concat();
+    first[0] ^= 0xff;
+    let d = open_bytes(first, "x.warc.gz").unwrap();
+    assert_eq!(
+        uris(&d),
+        [host_uri(1), host_uri(2), host_uri(3), host_uri(4)]
+    );
+    assert_eq!(d.problems.len(), 1, "{:?}", d.problems);
+}
+
+#[test]
+fn data_decoded_before_a_corrupt_point_is_kept() {
+    // Whole-file gzip of many records, corrupted far into the stream: every record
+    // decoded before the damage comes out, even the last ones before it.
+    let plain: Vec<u8> = (0..2000).flat_map(robots_record).collect();
+    let mut gz = gzip(&plain);
+    let at = gz.len() * 3 / 4;
+    gz[at..at + 64].fill(0);
+    // What the intact prefix decodes to, independently.
+    let mut prefix = Vec::new();
+    let mut dec = flate2::read::GzDecoder::new(&gz[..at]);
+    let _ = std::io::copy(&mut dec, &mut prefix);
+    let intact = (0..2000)
+        .take_while(|&i| {
+            let end: usize = (0..=i).map(|j| robots_record(j).len()).sum();
+            end <= prefix.len()
+        })
+        .count();
+    assert!(intact > 1000, "{intact}");
+    let d = open_bytes(gz, "x.warc.gz").unwrap();
+    let got = uris(&d);
+    let want: Vec<String> = (0..intact).map(host_uri).collect();
+    assert_eq!(&got[..intact], want.as_slice());
+}
