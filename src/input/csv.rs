@@ -5,10 +5,14 @@
 //! field piece at a time into a small scratch buffer, so no cell is ever held whole: the
 //! body streams into [`Capture::keep`] (capped), the URL/host and status into small capped
 //! buffers, and unused columns are dropped. This reader adds what `csv-core` leaves to its
-//! caller: byte offsets and line numbers of rows, blank-line skipping at row starts,
-//! the field count check (a row with the wrong number of fields is one `csv_bad_row`
-//! problem and the next row is read), an unterminated quote at the end of the input, and
-//! decompression breaks (the row they cut is a problem; the parser restarts after them).
+//! caller: byte offsets and line numbers of rows, blank-line skipping at row starts, the
+//! field count check, an unterminated quote at the end of the input, decompression breaks
+//! (the row they cut is a problem; the parser restarts after them), and resynchronisation:
+//! a bad row that spans several lines is retried from its second line (its bytes are held
+//! by a buffer mark, up to [`MARK_MAX`](super::buffer::MARK_MAX)), because one damaged
+//! quote otherwise swallows or splits every row after it. While resynchronising, a row
+//! counts only with an http(s) URL (a host name for a host column) and an empty or valid
+//! status; the bad rows up to the next good one are one `csv_bad_row` problem.
 
 use csv_core::{ReadFieldResult, Reader};
 
@@ -149,6 +153,8 @@ pub(crate) struct CsvReader {
     fields: usize,
     /// Decompressor notices taken for the current event (reused buffer).
     notes: Vec<InputProblem>,
+    /// A problem to report on the next call (bad rows found before a good one).
+    queued: Option<InputProblem>,
 }
 
 impl CsvReader {
@@ -165,6 +171,7 @@ impl CsvReader {
             use_host: opts.host_column.is_some(),
             fields: 0,
             notes: Vec::new(),
+            queued: None,
         };
         // A UTF-8 BOM before the header would otherwise glue onto the first name.
         // Stripped here rather than by csv-core, so row offsets count it.
@@ -342,35 +349,124 @@ impl CsvReader {
         }
     }
 
-    /// The event of one row (or the end of the input).
+    /// The event of one row (or the end of the input). A row with the wrong number of
+    /// fields is retried from its second line when it spans several (a damaged quote
+    /// turns the rest of a body into rows, or one row into the next ones), so the rows
+    /// after the damage are found again; the bad rows up to the next good one are one
+    /// problem, queued behind that good row.
     fn next_row(&mut self, capture: &mut Capture) -> Option<Event> {
-        capture.clear();
-        self.row.clear();
-        // Where the row starts: after the blank lines read_row skips first.
-        self.skip_blank_lines();
-        let (start, line) = (self.s.pos(), self.line);
-        let problem = |e: InputError| Some(Event::Problem(e.at(start)));
-        match self.read_row(capture) {
-            RowEnd::Row(n) if n == self.fields => {
-                self.fill_capture(capture, start, line);
-                Some(Event::Capture)
-            }
-            RowEnd::Row(n) => {
-                capture.clear();
-                let msg = format!("line {line}: {n} fields, header has {}", self.fields);
-                problem(InputError::CsvBadRow(msg))
-            }
-            RowEnd::Unterminated => {
-                capture.clear();
-                let msg = format!("line {line}: quoted field not closed before the end");
-                problem(InputError::CsvBadRow(msg))
-            }
-            RowEnd::Eof => None,
-            RowEnd::Break(p) => {
-                capture.clear();
-                Some(Event::Problem(p))
-            }
+        let mut bad: Option<BadRun> = None;
+        loop {
+            capture.clear();
+            self.row.clear();
+            // Where the row starts: after the blank lines read_row skips first.
+            self.skip_blank_lines();
+            let (start, line) = (self.s.pos(), self.line);
+            self.s.set_mark();
+            let why = match self.read_row(capture) {
+                RowEnd::Row(n) if n == self.fields && (bad.is_none() || self.plausible()) => {
+                    self.fill_capture(capture, start, line);
+                    self.queued = bad.map(|b| b.problem(start, self.stream_name()));
+                    return Some(Event::Capture);
+                }
+                RowEnd::Row(n) if n == self.fields => {
+                    format!("line {line}: no http(s) URL or valid status after a bad row")
+                }
+                RowEnd::Row(n) => format!("line {line}: {n} fields, header has {}", self.fields),
+                RowEnd::Unterminated => {
+                    format!("line {line}: quoted field not closed before the end")
+                }
+                RowEnd::Eof => {
+                    let end = self.s.pos();
+                    return bad.map(|b| Event::Problem(b.problem(end, self.stream_name())));
+                }
+                RowEnd::Break(p) => {
+                    capture.clear();
+                    return Some(Event::Problem(match bad {
+                        Some(b) => {
+                            self.queued = Some(p);
+                            b.problem(start, self.stream_name())
+                        }
+                        None => p,
+                    }));
+                }
+            };
+            capture.clear();
+            bad.get_or_insert(BadRun {
+                start,
+                why,
+                rows: 0,
+            })
+            .rows += 1;
+            self.retry_from_second_line(start, line);
         }
+    }
+
+    /// After a bad row that started at `start` (line `line`): goes back to its second
+    /// line when the row spans several and its bytes are still held.
+    fn retry_from_second_line(&mut self, start: u64, line: u64) {
+        let Some((mark, bytes)) = self.s.from_mark() else {
+            return;
+        };
+        let used = usize::try_from(self.s.pos().saturating_sub(mark)).unwrap_or(0);
+        let row = bytes.get(..used.min(bytes.len())).unwrap_or_default();
+        let Some(nl) = memchr::memchr2(b'\n', b'\r', row) else {
+            return;
+        };
+        let crlf = row.get(nl..nl + 2) == Some(b"\r\n");
+        let next = nl + 1 + usize::from(crlf);
+        if mark != start || next >= used {
+            return;
+        }
+        if self.s.rewind_to(mark + next as u64) {
+            self.line = line + 1;
+            self.rdr.reset();
+        }
+    }
+
+    /// While resynchronising after a bad row, a row counts only when it looks like one:
+    /// an http(s) URL (or a host name for a host column) and an empty or valid status.
+    fn plausible(&self) -> bool {
+        let url = self.row.url.trim_ascii();
+        let url_ok = if self.use_host {
+            url.contains(&b'.')
+                && url
+                    .iter()
+                    .all(|c| c.is_ascii_alphanumeric() || b".-_:[]".contains(c))
+        } else {
+            let lower = url.get(..8).unwrap_or(url).to_ascii_lowercase();
+            lower.starts_with(b"http://") || lower.starts_with(b"https://")
+        };
+        url_ok && !self.row.status_cut && parse_status_cell(&self.row.status).is_ok()
+    }
+
+    fn stream_name(&self) -> &'static str {
+        if self.s.source().is_plain() {
+            "file"
+        } else {
+            "decompressed stream"
+        }
+    }
+}
+
+/// Consecutive bad rows, reported as one problem.
+struct BadRun {
+    start: u64,
+    /// What was wrong with the first.
+    why: String,
+    rows: u64,
+}
+
+impl BadRun {
+    fn problem(self, end: u64, stream: &str) -> InputProblem {
+        let msg = format!(
+            "{}; bytes {}..{end} of the {stream} skipped ({} bad row{})",
+            self.why,
+            self.start,
+            self.rows,
+            if self.rows == 1 { "" } else { "s" }
+        );
+        InputError::CsvBadRow(msg).at(self.start)
     }
 }
 
@@ -378,6 +474,9 @@ impl CaptureReader for CsvReader {
     fn next_event(&mut self, capture: &mut Capture) -> Option<Event> {
         if self.fields == 0 {
             return None; // Empty file, no header.
+        }
+        if let Some(p) = self.queued.take() {
+            return Some(Event::Problem(p));
         }
         let event = self.next_row(capture);
         // Decompressor notices (a bad gzip CRC) go to the row that holds the member's

@@ -44,6 +44,12 @@ pub(crate) trait Decoded: Source {
     /// gzip CRC) of the members whose data ends at or before stream offset `upto`, so the
     /// record reader can attach each to the record that holds the member's last byte.
     fn take_notices(&mut self, _upto: u64, _out: &mut Vec<InputProblem>) {}
+    /// Does a (non-empty) member / frame start exactly at stream offset `dpos`? A record
+    /// of a per-record file starts there even when the damaged data before it does not
+    /// end in a line break.
+    fn starts_unit(&self, _dpos: u64) -> bool {
+        false
+    }
 }
 
 /// Notices not yet taken, oldest first, with the stream offset where their member ends.
@@ -118,6 +124,14 @@ impl Units {
             u.dend = dend;
             u.cend = cend;
         }
+    }
+
+    fn starts_at(&self, dpos: u64) -> bool {
+        self.ring
+            .iter()
+            .rev()
+            .take_while(|u| u.dend > dpos)
+            .any(|u| u.dstart == dpos)
     }
 
     fn span(&self, dstart: u64, dend: u64) -> Option<(u64, u64)> {
@@ -509,6 +523,9 @@ impl Decoded for GzipSource {
     fn take_notices(&mut self, upto: u64, out: &mut Vec<InputProblem>) {
         self.notices.take(upto, out);
     }
+    fn starts_unit(&self, dpos: u64) -> bool {
+        self.units.starts_at(dpos)
+    }
 }
 
 const GZIP_MAGIC: [u8; 3] = [0x1f, 0x8b, 0x08];
@@ -802,6 +819,9 @@ impl Decoded for ZstdSource {
     }
     fn is_plain(&self) -> bool {
         false
+    }
+    fn starts_unit(&self, dpos: u64) -> bool {
+        self.units.starts_at(dpos)
     }
 }
 

@@ -1267,3 +1267,83 @@ fn data_decoded_before_a_corrupt_point_is_kept() {
     let want: Vec<String> = (0..intact).map(host_uri).collect();
     assert_eq!(&got[..intact], want.as_slice());
 }
+
+#[test]
+fn record_at_a_member_start_is_found_after_damage_without_a_line_break() {
+    // Member 1 holds a record whose length runs 20 bytes into member 2 and whose data
+    // does not end in a line break: member 2's record starts mid-line, but at a member
+    // start, so it is still where the damaged record ends.
+    let block = http_block("", b"User-agent: *\nDisallow: /x");
+    let mut damaged = format!(
+        "WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: https://d.example/robots.txt\r\n\
+         Content-Length: {}\r\n\r\n",
+        block.len() + 20
+    )
+    .into_bytes();
+    damaged.extend_from_slice(&block);
+    let file = [
+        gzip(&robots_record(0)),
+        gzip(&damaged),
+        gzip(&robots_record(2)),
+        gzip(&robots_record(3)),
+    ]
+    .concat();
+    let d = open_bytes(file, "x.warc.gz").unwrap();
+    assert_eq!(
+        uris(&d),
+        [
+            host_uri(0),
+            "https://d.example/robots.txt".to_owned(),
+            host_uri(2),
+            host_uri(3)
+        ]
+    );
+    assert!(d.problems.is_empty(), "{:?}", d.problems);
+    assert_eq!(d.captures[1].body, b"User-agent: *\nDisallow: /x");
+    assert_eq!(d.captures[1].warnings[0].code, "warc_length_mismatch");
+}
+
+#[test]
+fn csv_damaged_quote_does_not_swallow_the_rows_after_it() {
+    let body = |i: usize| format!("\"User-agent: *\nDisallow: /a{i}\nAllow: /b{i}\n\"");
+    let rows: Vec<String> = (0..6)
+        .map(|i| format!("https://h{i}.example/robots.txt,200,{}\n", body(i)))
+        .collect();
+    let clean = format!("url,status,body\n{}", rows.concat());
+    for (name, damaged) in [
+        // The opening quote of row 2's body is lost: its lines become rows.
+        (
+            "lost opening quote",
+            clean.replacen(
+                ",\"User-agent: *\nDisallow: /a2",
+                ",User-agent: *\nDisallow: /a2",
+                1,
+            ),
+        ),
+        // A stray quote inside row 2's body: the real closing quote opens a field that
+        // would run over row 3.
+        (
+            "stray quote",
+            clean.replacen("Disallow: /a2", "Disallow: /\"a2", 1),
+        ),
+    ] {
+        let d = open_bytes(damaged.into_bytes(), "x.csv").unwrap();
+        let got = uris(&d);
+        for i in [0, 1, 3, 4, 5] {
+            let want = format!("https://h{i}.example/robots.txt");
+            let c = d
+                .captures
+                .iter()
+                .find(|c| c.target_uri == want)
+                .unwrap_or_else(|| panic!("{name}: row {i} lost: {got:?}"));
+            assert_eq!(
+                c.body,
+                body(i).trim_matches('"').as_bytes(),
+                "{name}: row {i}"
+            );
+        }
+        assert!(d.captures.len() <= 6, "{name}: {got:?}");
+        assert_eq!(d.problems.len(), 1, "{name}: {:?}", d.problems);
+        assert_eq!(d.problems[0].code, "csv_bad_row");
+    }
+}

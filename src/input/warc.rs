@@ -137,10 +137,10 @@ impl WarcReader {
         let mut prev = b'\n';
         let mut first = !here_ok;
         loop {
-            let a = self.s.fill(VERSION_PROBE.max(4096));
-            if a.is_empty() {
+            if self.s.fill(VERSION_PROBE.max(4096)).is_empty() {
                 return skipped;
             }
+            let (a, here) = (self.s.avail(), self.s.pos());
             let mut found = None;
             let mut cut = a.len();
             for k in memchr::memmem::find_iter(a, b"WARC/") {
@@ -152,7 +152,7 @@ impl WarcReader {
                 } else {
                     a.get(k - 1).copied().unwrap_or(b'\n')
                 };
-                if !is_separator(before) {
+                if !is_separator(before) && !self.s.source().starts_unit(here + k as u64) {
                     continue;
                 }
                 match version_line(a.get(k..).unwrap_or_default()) {
@@ -331,7 +331,18 @@ impl WarcReader {
                     a.get(from - 1).copied().unwrap_or(0)
                 };
                 let window = a.get(from..).unwrap_or_default();
-                let Some(k) = line_starts_with_warc(window, limit - from, before).next() else {
+                let here = self.s.pos() + from as u64;
+                let src = self.s.source();
+                // A record starts at a line start, or at a member / frame start (after
+                // damaged data that does not end in a line break).
+                let Some(k) = line_starts_with_warc(window, limit - from, before)
+                    .chain(
+                        memchr::memmem::find_iter(window, b"WARC/")
+                            .take_while(|&k| k < limit - from)
+                            .filter(|&k| src.starts_unit(here + k as u64)),
+                    )
+                    .min()
+                else {
                     break None;
                 };
                 let k = from + k;
