@@ -156,10 +156,8 @@ class Seed:
         else:
             self.kind = "plain"
         self.members = gzip_members(data) if self.kind == "gzip" else []
+        self.is_csv = ".csv" in suffix
         self.truth = []
-
-    def is_warc_plain(self):
-        return self.kind == "plain" and b"WARC/" in self.data[:64]
 
 
 def load_seeds(shared, samples):
@@ -171,6 +169,7 @@ def load_seeds(shared, samples):
     for p in sorted(Path(samples).glob("*")):
         if p.is_file() and (".warc" in p.name or ".csv" in p.name):
             seeds.append(Seed("data-samples/" + p.name, p.read_bytes(), "".join(p.suffixes)))
+    seeds.extend(synthetic_seeds())
     # Plain copies of the gzip seeds: the plain readers see the same records.
     for s in list(seeds):
         if s.kind == "gzip" and s.members:
@@ -178,6 +177,43 @@ def load_seeds(shared, samples):
             suffix = ".csv" if ".csv" in s.suffix else ".warc"
             seeds.append(Seed(s.name + ":plain", plain, suffix))
     return seeds
+
+
+def synthetic_seeds():
+    """Common Crawl-style files made here: many small records, so most mutations leave
+    many records intact to check (the corpus samples hold few robots.txt responses)."""
+    rng = random.Random(7)
+    records = []
+
+    def record(warc_type, uri, block):
+        head = (
+            f"WARC/1.0\r\nWARC-Type: {warc_type}\r\nWARC-Record-ID: <urn:uuid:{len(records)}>\r\n"
+            f"WARC-Date: 2026-01-01T00:00:00Z\r\nWARC-Target-URI: {uri}\r\n"
+            f"Content-Type: application/http\r\nContent-Length: {len(block)}\r\n\r\n"
+        ).encode()
+        records.append(head + block + b"\r\n\r\n")
+
+    record("warcinfo", "", b"software: fuzz_inputs.py\r\n")
+    rows = []
+    for i in range(60):
+        uri = f"https://h{i}.example/robots.txt"
+        status = rng.choice([200, 200, 200, 404, 301, 503])
+        body = "".join(
+            f"User-agent: {rng.choice(['*', 'GPTBot', 'CCBot'])}\nDisallow: /p{i}/{j}\n"
+            for j in range(rng.randint(1, 6))
+        ).encode()
+        record("request", uri, f"GET /robots.txt HTTP/1.1\r\nHost: h{i}.example\r\n\r\n".encode())
+        http = f"HTTP/1.1 {status} X\r\nContent-Type: text/plain\r\n\r\n".encode()
+        record("response", uri, http + body)
+        rows.append(f'{uri},{status},"{body.decode()}"\n')
+    plain = b"".join(records)
+    per_record = b"".join(gzip.compress(r, mtime=0) for r in records)
+    csv = ("url,status,body\n" + "".join(rows)).encode()
+    return [
+        Seed("synthetic/cc-style.warc", plain, ".warc"),
+        Seed("synthetic/cc-style.warc.gz", per_record, ".warc.gz"),
+        Seed("synthetic/dump.csv", csv, ".csv"),
+    ]
 
 
 # ---------------------------------------------------------------- mutations
@@ -299,6 +335,10 @@ def intact_records(seed, touched):
     for i, (url, sha, off, length, soff) in enumerate(seed.truth):
         if length:
             lo, hi = off, off + length
+            if seed.is_csv:
+                # A CSV row starts after the line break before it: that break is part
+                # of the row's boundary (a flipped LF joins two rows on one line).
+                lo = max(0, lo - 2)
             hit = any(a < hi and b > lo if b > a else lo < a < hi for a, b in touched)
             if not hit:
                 out.append((url, sha))
@@ -384,8 +424,10 @@ def main():
     by_op = collections.defaultdict(collections.Counter)
     failures = open(out_dir / "failures.jsonl", "w")
     started = time.monotonic()
+    # Seeds with more documents to check get more mutants.
+    weights = [1 + min(len(s.truth), 20) for s in seeds]
     for i in range(args.count):
-        seed = rng.choice(seeds)
+        seed = rng.choices(seeds, weights)[0]
         op, mutant, touched = mutate(rng, seed)
         path = work / f"mutant{seed.suffix}"
         path.write_bytes(mutant)

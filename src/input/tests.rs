@@ -1347,3 +1347,17 @@ fn csv_damaged_quote_does_not_swallow_the_rows_after_it() {
         assert_eq!(d.problems[0].code, "csv_bad_row");
     }
 }
+
+#[test]
+fn record_after_a_damaged_terminator_is_found() {
+    // The LF just before record 2's version line is flipped: record 2 no longer starts a
+    // line, yet it is read; the damaged byte is one reported range.
+    let recs: Vec<Vec<u8>> = (0..4).map(robots_record).collect();
+    let mut file = recs.concat();
+    let at = recs[0].len() + recs[1].len() - 1;
+    assert_eq!(file[at], b'\n');
+    file[at] = b'x';
+    let d = open_bytes(file, "x.warc").unwrap();
+    assert_eq!(uris(&d), (0..4).map(host_uri).collect::<Vec<_>>());
+    assert_eq!(d.problems.len(), 1, "{:?}", d.problems);
+}

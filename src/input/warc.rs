@@ -128,32 +128,24 @@ impl WarcReader {
         }
     }
 
-    /// Consumes bytes up to the next valid version line that starts a line (or follows
-    /// separators); returns how many were skipped. Stops at a break or the end. A version
-    /// line at the current position counts only when `here_ok` (else it is the spot that
-    /// just failed).
+    /// Consumes bytes up to the next valid version line; returns how many were skipped.
+    /// Stops at a break or the end. A version line at the current position counts only
+    /// when `here_ok` (else it is the spot that just failed). The line need not start a
+    /// line: the skipped bytes are damaged already, and the byte before the next record
+    /// may be the damaged one.
     fn resync(&mut self, here_ok: bool) -> u64 {
         let mut skipped = 0u64;
-        let mut prev = b'\n';
         let mut first = !here_ok;
         loop {
-            if self.s.fill(VERSION_PROBE.max(4096)).is_empty() {
+            let a = self.s.fill(VERSION_PROBE.max(4096));
+            if a.is_empty() {
                 return skipped;
             }
-            let (a, here) = (self.s.avail(), self.s.pos());
             let mut found = None;
             let mut cut = a.len();
             for k in memchr::memmem::find_iter(a, b"WARC/") {
                 if k == 0 && first {
                     continue; // The spot that just failed.
-                }
-                let before = if k == 0 {
-                    prev
-                } else {
-                    a.get(k - 1).copied().unwrap_or(b'\n')
-                };
-                if !is_separator(before) && !self.s.source().starts_unit(here + k as u64) {
-                    continue;
                 }
                 match version_line(a.get(k..).unwrap_or_default()) {
                     Version::Yes => {
@@ -176,7 +168,6 @@ impl WarcReader {
             if cut == a.len() {
                 cut = a.len().saturating_sub(4).max(1);
             }
-            prev = a.get(cut - 1).copied().unwrap_or(b'\n');
             self.s.consume(cut);
             skipped += cut as u64;
             first = false;
