@@ -367,16 +367,34 @@ impl GzipSource {
 
     fn read_header(&mut self) -> Result<usize, InputProblem> {
         let mut want = 10;
+        // Held from here: a header that swallows the next member can be gone back over.
+        self.inb.set_mark();
         loop {
             let head = self.inb.fill(want);
             if head.is_empty() {
                 return self.end_of_input();
             }
             let have = head.len();
-            match parse_gzip_header(head) {
+            let parsed = parse_gzip_header(head);
+            if matches!(parsed, GzipHeader::NeedMore) && (have < want || have >= GZIP_HEADER_MAX) {
+                // A header cut short by the end or too long: a later member may start
+                // inside it (the rest of this one was lost).
+                let later = find_magic(head, 1, &GZIP_MAGIC, |b| {
+                    !matches!(parse_gzip_header(b), GzipHeader::Bad(_))
+                });
+                if let Some(k) = later {
+                    let at = self.inb.pos();
+                    self.inb.consume(k);
+                    let msg = format!(
+                        "header cut short by another member at file byte {}",
+                        at + k as u64
+                    );
+                    return Err(InputError::GzipCorruptMember(msg).at(at));
+                }
+            }
+            match parsed {
                 GzipHeader::Complete(len) => {
                     self.member_cstart = self.inb.pos();
-                    self.inb.set_mark();
                     self.units.open(self.out_pos, self.member_cstart);
                     self.inb.consume(len);
                     self.dec.reset(false);
@@ -445,10 +463,31 @@ impl GzipSource {
         // ISIZE is the size modulo 2^32.
         let size_ok = size == (self.member_out as u32).to_le_bytes();
         let bad = stored != computed || !size_ok;
-        if bad && self.ran_into_next_member() {
-            // The deflate data ended only inside a later member: that member was read as
-            // this one's data. Go back to it.
-            return self.corrupt("deflate data runs into the next member".to_owned());
+        if bad {
+            // Also a member whose trailer was cut: the next one starts inside these 8.
+            if let Some(next) = self.next_member_read(8) {
+                // The deflate data ended only inside a later member, which was read as
+                // this one's data: go back to it. What this member decoded to was already
+                // returned, so the data goes on without a gap: a notice for the record
+                // holding this member's end, not a break.
+                self.units.close(self.out_pos, next);
+                let msg = format!(
+                    "member at file byte {}: cut short before the next member at file byte \
+                     {next} (its deflate data or trailer ran into it; that member is read from \
+                     its start)",
+                    self.member_cstart
+                );
+                let p = InputError::GzipCorruptMember(msg).at(self.member_cstart);
+                self.notices.push(self.out_pos, p);
+                let pos = self.inb.pos();
+                if next >= pos {
+                    self.inb.consume(usize::try_from(next - pos).unwrap_or(0));
+                } else {
+                    self.inb.rewind_to(next);
+                }
+                self.state = GzState::Header;
+                return Ok(0);
+            }
         }
         self.inb.consume(8);
         self.units.close(self.out_pos, self.inb.pos());
@@ -472,19 +511,20 @@ impl GzipSource {
 }
 
 impl GzipSource {
-    /// Did the current member's compressed bytes (header to trailer) take in the start
-    /// of another member?
-    fn ran_into_next_member(&self) -> bool {
-        let Some((mark, bytes)) = self.inb.from_mark() else {
-            return false;
-        };
+    /// The file offset of a later member that starts among the current member's
+    /// compressed bytes (header to trailer) or the `ahead` bytes after them.
+    fn next_member_read(&mut self, ahead: usize) -> Option<u64> {
+        self.inb.fill(ahead + GZIP_MAGIC.len());
+        let (mark, bytes) = self.inb.from_mark()?;
         let read = usize::try_from(self.inb.pos().saturating_sub(mark)).unwrap_or(0);
-        let bytes = bytes.get(..read.min(bytes.len())).unwrap_or_default();
-        mark == self.member_cstart
-            && find_magic(bytes, 1, &GZIP_MAGIC, |b| {
-                !matches!(parse_gzip_header(b), GzipHeader::Bad(_))
-            })
-            .is_some()
+        if mark != self.member_cstart {
+            return None;
+        }
+        find_magic(bytes, 1, &GZIP_MAGIC, |b| {
+            !matches!(parse_gzip_header(b), GzipHeader::Bad(_))
+        })
+        .filter(|&k| k < read + ahead)
+        .map(|k| mark + k as u64)
     }
 }
 
@@ -552,17 +592,19 @@ fn rewind_to_magic(
     magic: &[u8],
     plausible: impl Fn(&[u8]) -> bool,
 ) -> bool {
+    // A magic may straddle the current position: make its end visible.
+    inb.fill(magic.len());
     let Some((mark, bytes)) = inb.from_mark() else {
         return false;
     };
     if mark != start {
         return false;
     }
+    // A magic that starts before the current position (it may end after it).
     let read = usize::try_from(inb.pos().saturating_sub(mark)).unwrap_or(0);
-    let seen = bytes.get(..read.min(bytes.len())).unwrap_or_default();
-    match find_magic(seen, 1, magic, plausible) {
-        Some(k) => inb.rewind_to(mark + k as u64),
-        None => false,
+    match find_magic(bytes, 1, magic, plausible) {
+        Some(k) if k < read => inb.rewind_to(mark + k as u64),
+        _ => false,
     }
 }
 

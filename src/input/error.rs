@@ -14,7 +14,7 @@ pub enum InputError {
     /// The content is in a format this reader does not handle (lz4, bzip2, xz, ...).
     #[error("unsupported input format: {0}")]
     Unsupported(String),
-    /// A gzip member with a bad header, corrupt deflate data or a bad CRC/size trailer.
+    /// A gzip member with a bad header or corrupt deflate data (skipped to the next member).
     #[error("corrupt gzip member: {0}")]
     GzipCorruptMember(String),
     /// The file ends inside a gzip member.

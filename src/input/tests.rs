@@ -1361,3 +1361,38 @@ fn record_after_a_damaged_terminator_is_found() {
     assert_eq!(uris(&d), (0..4).map(host_uri).collect::<Vec<_>>());
     assert_eq!(d.problems.len(), 1, "{:?}", d.problems);
 }
+
+#[test]
+fn member_or_frame_cut_at_any_length_loses_only_its_record() {
+    let records: Vec<Vec<u8>> = (0..5).map(robots_record).collect();
+    let want = [host_uri(0), host_uri(1), host_uri(3), host_uri(4)];
+    let gz: Vec<Vec<u8>> = records.iter().map(|r| gzip(r)).collect();
+    let zst: Vec<Vec<u8>> = records
+        .iter()
+        .map(|r| zstd::encode_all(&r[..], 3).unwrap())
+        .collect();
+    for (units, hint) in [(gz, "x.warc.gz"), (zst, "x.warc.zst")] {
+        for cut in 1..units[2].len() {
+            let mut file = [units[0].clone(), units[1].clone()].concat();
+            file.extend_from_slice(&units[2][..cut]);
+            file.extend(units[3..].concat());
+            let d = open_bytes(file, hint).unwrap();
+            // Record 2 may still come out when its data decoded whole (only the end of
+            // the unit was cut); then it carries the damage as a warning.
+            let damaged = d.captures.iter().find(|c| c.target_uri == host_uri(2));
+            let got: Vec<_> = uris(&d).into_iter().filter(|u| *u != host_uri(2)).collect();
+            assert_eq!(got, want, "{hint} cut at {cut}: {:?}", d.problems);
+            assert!(
+                !d.problems.is_empty() || damaged.is_some_and(|c| !c.warnings.is_empty()),
+                "{hint} cut at {cut}: the damage is reported: {} {:?} {:?}",
+                d.events,
+                d.skipped,
+                d.captures
+                    .iter()
+                    .map(|c| (&c.target_uri, &c.warnings))
+                    .collect::<Vec<_>>()
+            );
+            assert!(d.events <= 6, "{hint} cut at {cut}: {} events", d.events);
+        }
+    }
+}

@@ -52,11 +52,12 @@ enum BlockEnd {
 }
 
 /// Where a header block must end at the latest in `a` (which starts with a version
-/// line), and why: the first NUL byte, or the first later line that starts with a
-/// version line (complete or cut by the end of `a`).
-fn header_damage(a: &[u8]) -> (usize, Option<&'static str>) {
+/// line), and why: the first NUL byte, or the first later version line (complete or cut
+/// by the end of `a`) that starts a line or a member / frame (`unit_at`).
+fn header_damage(a: &[u8], unit_at: impl Fn(usize) -> bool) -> (usize, Option<&'static str>) {
     let nul = memchr::memchr(0, a);
-    let version = line_starts_with_warc(a, a.len(), 0)
+    let version = memchr::memmem::find_iter(a, b"WARC/")
+        .filter(|&k| k > 0 && (a.get(k - 1) == Some(&b'\n') || unit_at(k)))
         .find(|&k| version_line(a.get(k..).unwrap_or_default()) != Version::No);
     match (nul, version) {
         (Some(n), Some(v)) if v < n => (v, Some("another WARC/ line")),
@@ -179,10 +180,11 @@ impl WarcReader {
         let at = self.s.pos();
         let mut want = 4096;
         let len = loop {
-            let a = self.s.fill(want);
+            self.s.fill(want);
+            let (a, src) = (self.s.avail(), self.s.source());
             // A header ends at its blank line; a NUL byte or another version line before
             // it means the header was blanked or cut, and the next record may follow.
-            let (stop, why) = header_damage(a);
+            let (stop, why) = header_damage(a, |k| src.starts_unit(at + k as u64));
             if let Some(n) = header_end(a.get(..stop).unwrap_or_default()) {
                 break n;
             }
@@ -266,8 +268,13 @@ impl WarcReader {
         let want = usize::try_from(left)
             .unwrap_or(usize::MAX)
             .min(MAX_HEADER_BYTES);
-        let a = self.s.fill(want);
+        self.s.fill(want);
+        let (a, src) = (self.s.avail(), self.s.source());
         let region = a.get(..want.min(a.len())).unwrap_or_default();
+        // The head cannot run over the next record (a block shorter than its length):
+        // the in-block scan of stream_block must see that record's version line.
+        let next = header_damage(region, |k| src.starts_unit(at + k as u64)).0;
+        let region = region.get(..next).unwrap_or(region);
         let identity = Coding {
             chunked: false,
             encoding: Encoding::Identity,
