@@ -19,6 +19,7 @@ mod decompress;
 mod detect;
 mod error;
 mod http;
+mod scan;
 mod warc;
 
 use std::io::Read;
@@ -66,6 +67,9 @@ pub struct Capture {
     /// `WARC-Identified-Payload-Type` value, empty when absent.
     pub identified_payload_type: String,
     pub http_status: Option<u16>,
+    /// A status was given but is not one (`abc`, `-1`, `1e3` in a CSV status cell): the
+    /// capture must not be taken for a robots.txt. A warning says what the cell held.
+    pub status_invalid: bool,
     pub http_content_type: String,
     /// `X-Crawler-Content-Encoding` (the original header Common Crawl renamed).
     pub crawler_content_encoding: String,
@@ -101,6 +105,7 @@ impl Capture {
         self.warc_truncated.clear();
         self.identified_payload_type.clear();
         self.http_status = None;
+        self.status_invalid = false;
         self.http_content_type.clear();
         self.crawler_content_encoding.clear();
         self.crawler_transfer_encoding.clear();
@@ -148,6 +153,16 @@ impl std::fmt::Display for InputProblem {
 }
 
 impl std::error::Error for InputProblem {}
+
+impl InputProblem {
+    /// Appends the messages of `others` (emptied) to this one: several problems of one
+    /// record or range make one event, so a record is counted once.
+    pub(crate) fn absorb(&mut self, others: &mut Vec<InputProblem>) {
+        for o in others.drain(..) {
+            self.message = format!("{}; also {}: {}", self.message, o.code, o.message);
+        }
+    }
+}
 
 /// What one call of [`CaptureReader::next_event`] found.
 #[derive(Debug, Clone, PartialEq, Eq)]

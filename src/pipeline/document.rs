@@ -61,7 +61,8 @@ pub fn document(
     panic_point(&capture.target_uri);
     let (scheme, host, port) = url_parts(&capture.target_uri);
     let has_body = capture.kind != CaptureKind::Revisit;
-    let outcome = if has_body {
+    // A status that does not parse is no evidence of a 2xx: the body is not classified.
+    let outcome = if has_body && !capture.status_invalid {
         StatusOutcome::of(capture.http_status, true)
     } else {
         StatusOutcome::Unknown

@@ -2,6 +2,7 @@
 
 mod cli_check;
 mod conformance;
+mod damaged;
 mod dataset;
 mod differential;
 mod generative;
