@@ -515,7 +515,7 @@ impl GzipSource {
     /// compressed bytes (header to trailer) or the `ahead` bytes after them.
     fn next_member_read(&mut self, ahead: usize) -> Option<u64> {
         self.inb.fill(ahead + GZIP_MAGIC.len());
-        let (mark, bytes) = self.inb.from_mark()?;
+        let (mark, bytes) = self.inb.since_mark()?;
         let read = usize::try_from(self.inb.pos().saturating_sub(mark)).unwrap_or(0);
         if mark != self.member_cstart {
             return None;
@@ -594,7 +594,7 @@ fn rewind_to_magic(
 ) -> bool {
     // A magic may straddle the current position: make its end visible.
     inb.fill(magic.len());
-    let Some((mark, bytes)) = inb.from_mark() else {
+    let Some((mark, bytes)) = inb.since_mark() else {
         return false;
     };
     if mark != start {
