@@ -15,6 +15,7 @@
 //! `ROBOTS_CENSUS_FUZZ_QUESTIONS`, `ROBOTS_CENSUS_FUZZ_SEED`); a reported body
 //! is replayed alone with `ROBOTS_CENSUS_FUZZ_BODY=<index>`.
 
+mod coverage;
 mod grammar;
 mod mutate;
 mod oracle;
