@@ -4,7 +4,8 @@
 //! too, see tests/it/conformance.rs).
 //!
 //! Issue 10 reported the first three; the generative differential test
-//! (tests/it/generative.rs) adds one here for every disagreement it finds.
+//! (tests/it/generative/mod.rs) prints each disagreement it finds in this form,
+//! minimised: paste it here under a name that says what robots.cc does.
 
 use crate::conformance::{expect, url};
 
