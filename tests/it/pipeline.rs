@@ -410,11 +410,10 @@ fn corrupt_member_in_the_middle_loses_only_that_record() {
         );
     }
     let errors = read_table(&dir.join("out"), "errors");
-    // One record, one problem row: the cut record, whose message names the gzip damage.
+    // One record, one problem row, under the gzip damage's own code.
     let codes: Vec<String> = strings(&errors, "code").into_iter().flatten().collect();
-    let messages: Vec<String> = strings(&errors, "message").into_iter().flatten().collect();
-    assert_eq!(codes, ["warc_truncated_file"], "{messages:?}");
-    assert!(messages[0].contains("gzip_"), "{messages:?}");
+    assert_eq!(codes.len(), 1, "{codes:?}");
+    assert!(codes[0].starts_with("gzip_"), "a gzip error row: {codes:?}");
 }
 
 #[test]
