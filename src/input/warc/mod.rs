@@ -8,14 +8,16 @@
 //!
 //! Damage never makes a record vanish silently; every byte the reader passes over is
 //! either in a record or in a reported range:
-//! - junk where a record should start: the reader scans for the next line that starts
-//!   with a valid version line and reports the skipped range once;
+//! - junk where a record should start, or a header cut by a NUL byte or by the next
+//!   record: the reader scans for the next valid version line (anywhere: the byte before
+//!   it may be the damaged one) and reports the skipped range once;
 //! - a run of NUL / CR / LF longer than [`MAX_RECORD_GAP`] (a zero-filled record, a
 //!   file cut and padded) is one `warc_padding` problem with its offset and length;
-//! - a Content-Length too large: while a block streams, a line starting with a valid
-//!   version line is a resync point unless the declared end lands cleanly (CRLF CRLF and
-//!   the next record, or the end of the data); the damaged record ends there with a
-//!   `warc_length_mismatch` warning and the later records are read as usual;
+//! - a Content-Length too large: while a block streams, a valid version line that
+//!   starts a line or a gzip member / zstd frame is a resync point unless the declared
+//!   end lands cleanly (CRLF CRLF and the next record, or the end of the data); the
+//!   damaged record ends there with a `warc_length_mismatch` warning and the later
+//!   records are read as usual (`block.rs`);
 //! - notices of the decompressor (a bad gzip CRC) go to the record holding the member's
 //!   last byte: a warning of a capture, or the one problem of a record that is no capture.
 
