@@ -7,7 +7,6 @@
 //! only when the whole input was read.
 
 use std::collections::BTreeMap;
-use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
@@ -15,12 +14,15 @@ use arrow_array::RecordBatch;
 use rayon::prelude::*;
 
 use crate::config::RunConfig;
-use crate::input::{open_input, Capture, CaptureKind, CaptureReader, Event, InputProblem};
+use crate::input::{
+    open_input, open_read, Capture, CaptureKind, CaptureReader, Event, InputProblem,
+};
 use crate::output::{
     self, part_name, AgentRow, Batches, DocInfo, OutputError, PartWriter, Problem, Table,
 };
 use crate::progress::Progress;
 use crate::robots::{RobotsTxt, UrlPath, Verdict};
+use crate::store::{FailureHandle, Location, StoreError, Stores};
 use crate::verdicts::{classification, status_class, StatusOutcome};
 
 /// Set by the Ctrl-C handler: workers stop at the next record, completed inputs stay.
@@ -35,6 +37,8 @@ pub enum PipelineError {
     Threads(usize, rayon::ThreadPoolBuildError),
     #[error("interrupted")]
     Interrupted,
+    #[error(transparent)]
+    Store(#[from] StoreError),
 }
 
 /// What one input held: the per-input manifest.
@@ -50,6 +54,9 @@ pub struct InputReport {
     /// Warnings on captures that still became documents.
     pub warnings: u64,
     pub unreadable: bool,
+    /// The input failed transiently (a remote store kept failing until its retry
+    /// budget ran out): `--resume` reads it again instead of skipping it.
+    pub retry: bool,
     pub resumed: bool,
     pub rows: BTreeMap<&'static str, u64>,
     pub findings: u64,
@@ -72,6 +79,7 @@ impl InputReport {
             "problems": self.problems,
             "warnings": self.warnings,
             "unreadable": self.unreadable,
+            "retry": self.retry,
             "findings": self.findings,
             "rows": self.rows,
             "files": files.iter().map(|(t, rows, p)| serde_json::json!({"table": t.name(), "rows": rows, "path": p.file_name().map(|n| n.to_string_lossy().into_owned())})).collect::<Vec<_>>(),
@@ -89,6 +97,7 @@ impl InputReport {
             problems: num("problems"),
             warnings: num("warnings"),
             unreadable: value["unreadable"].as_bool().unwrap_or(false),
+            retry: value["retry"].as_bool().unwrap_or(false),
             findings: num("findings"),
             resumed: true,
             ..Default::default()
@@ -177,22 +186,25 @@ pub fn run(config: &RunConfig) -> Result<Summary, PipelineError> {
         .num_threads(config.threads)
         .build()
         .map_err(|e| PipelineError::Threads(config.threads, e))?;
-    let total_bytes = config
-        .inputs
-        .iter()
-        .map(|p| std::fs::metadata(p).map_or(0, |m| m.len()))
-        .sum();
+    // One store handle (runtime, request cap) for every remote input of the run.
+    let stores = match config.inputs.iter().any(Location::is_remote) {
+        true => Some(Stores::new(config.store)?),
+        false => None,
+    };
+    let total_bytes = config.inputs.iter().map(local_size).sum();
     let progress = Progress::new(total_bytes, config.quiet);
     // Largest inputs first, so one big file does not start last; results keep input order.
+    // (Remote sizes are not known before their GET: they keep list order.)
     let mut order: Vec<usize> = (0..config.inputs.len()).collect();
-    order.sort_by_key(|&i| {
-        std::cmp::Reverse(std::fs::metadata(&config.inputs[i]).map_or(0, |m| m.len()))
-    });
+    order.sort_by_key(|&i| std::cmp::Reverse(local_size(&config.inputs[i])));
     let results: Vec<(usize, Result<InputReport, PipelineError>)> = pool.install(|| {
         order
             .par_iter()
             .with_max_len(1)
-            .map(|&i| (i, run_input(config, &config.inputs[i], &progress)))
+            .map(|&i| {
+                let input = &config.inputs[i];
+                (i, run_input(config, stores.as_ref(), input, &progress))
+            })
             .collect()
     });
     progress.finish();
@@ -209,18 +221,29 @@ pub fn run(config: &RunConfig) -> Result<Summary, PipelineError> {
     Ok(summary)
 }
 
-/// One input, start to manifest; skipped when --resume finds its manifest.
+fn local_size(input: &Location) -> u64 {
+    input
+        .as_local()
+        .and_then(|p| std::fs::metadata(p).ok())
+        .map_or(0, |m| m.len())
+}
+
+/// One input, start to manifest; skipped when --resume finds its manifest (unless
+/// the input failed transiently and is marked for a retry).
 fn run_input(
     config: &RunConfig,
-    source: &str,
+    stores: Option<&Stores>,
+    input: &Location,
     progress: &Progress,
 ) -> Result<InputReport, PipelineError> {
+    let source = &input.to_string();
     let part = part_name(source);
     let manifest = output::manifest_path(&config.out, &part);
     if config.resume {
         if let Some(done) = std::fs::read(&manifest)
             .ok()
-            .and_then(|b| serde_json::from_slice(&b).ok())
+            .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
+            .filter(|done| done["retry"].as_bool() != Some(true))
         {
             let report = InputReport::from_manifest(source, &part, &done);
             progress.advance(report.bytes, report.documents);
@@ -236,12 +259,25 @@ fn run_input(
         part,
         ..Default::default()
     };
-    match read_input(config, source, &mut writer, &mut report, progress) {
-        Ok(()) => {}
+    let failure = match read_input(config, stores, input, &mut writer, &mut report, progress) {
+        Ok(failure) => failure,
         Err(e) => {
             writer.abandon();
             return Err(e);
         }
+    };
+    if let Some(err) = failure {
+        // A remote input that failed mid-stream: the rows read so far are dropped (a
+        // rerun reads it whole), and the input is one input-level errors row.
+        writer.abandon();
+        writer = PartWriter::create(&config.out, &report.part, config.tables)?;
+        report = InputReport {
+            source: source.to_owned(),
+            part: std::mem::take(&mut report.part),
+            ..Default::default()
+        };
+        let unreadable = Unreadable::from(&err);
+        record_unreadable(config, source, &unreadable, &mut writer, &mut report)?;
     }
     let files = writer.commit()?;
     for (table, rows, _) in &files {
@@ -266,33 +302,103 @@ const CHUNK_BYTES: usize = 16 << 20;
 /// Records per rayon task inside a chunk (fixed, so output does not depend on threads).
 const TASK_RECORDS: usize = 64;
 
-/// Streams every record of `source` into `writer`. Reading the next chunk of
-/// records overlaps with parsing and writing the current one, and a chunk is
-/// parsed in parallel, so one large input uses every thread too.
-fn read_input(
+/// Why an input could not be read at all: its input-level `errors` row.
+struct Unreadable {
+    code: &'static str,
+    message: String,
+    /// Transient (retry budget spent): `--resume` reads the input again.
+    retry: bool,
+}
+
+impl From<&StoreError> for Unreadable {
+    fn from(err: &StoreError) -> Self {
+        Unreadable {
+            code: err.code(),
+            message: err.to_string(),
+            retry: err.is_transient(),
+        }
+    }
+}
+
+impl From<InputProblem> for Unreadable {
+    fn from(problem: InputProblem) -> Self {
+        Unreadable {
+            code: problem.code,
+            message: problem.message,
+            retry: false,
+        }
+    }
+}
+
+/// Opens an input wherever it is: local files directly, remote objects as a
+/// streaming [`crate::store::RemoteRead`] whose failure handle is returned too.
+fn open_location(
+    config: &RunConfig,
+    stores: Option<&Stores>,
+    input: &Location,
+) -> Result<(Box<dyn CaptureReader>, Option<FailureHandle>), Unreadable> {
+    if let Location::Local(path) = input {
+        return open_input(path, &config.csv)
+            .map(|reader| (reader, None))
+            .map_err(Unreadable::from);
+    }
+    let stores = stores
+        .ok_or_else(|| Unreadable::from(&StoreError::Setup(format!("{input}: no store handle"))))?;
+    let remote = stores.open_read(input).map_err(|e| Unreadable::from(&e))?;
+    let failure = remote.failure();
+    match open_read(Box::new(remote), &input.file_name(), &config.csv) {
+        Ok(reader) => Ok((reader, Some(failure))),
+        // A store failure while sniffing the format is the store's, not the format's.
+        Err(problem) => Err(match failure.get() {
+            Some(err) => Unreadable::from(err),
+            None => Unreadable::from(problem),
+        }),
+    }
+}
+
+/// Writes the one `errors` row of an input that could not be read, counted like a
+/// reader's Problem event, so seen = documents + skipped + problems holds.
+fn record_unreadable(
     config: &RunConfig,
     source: &str,
+    unreadable: &Unreadable,
+    writer: &mut PartWriter,
+    report: &mut InputReport,
+) -> Result<(), PipelineError> {
+    report.unreadable = true;
+    report.retry = unreadable.retry;
+    report.problems += 1;
+    report.records_seen += 1;
+    let mut batches = Batches::new(config.tables);
+    batches.problem(&Problem {
+        doc_id: None,
+        source,
+        file_offset: None,
+        code: unreadable.code,
+        message: &unreadable.message,
+    });
+    writer.write(&mut batches)?;
+    Ok(())
+}
+
+/// Streams every record of `input` into `writer`. Reading the next chunk of
+/// records overlaps with parsing and writing the current one, and a chunk is
+/// parsed in parallel, so one large input uses every thread too. Returns the store
+/// failure that cut a remote input short, if any (its rows are then not to be kept).
+fn read_input(
+    config: &RunConfig,
+    stores: Option<&Stores>,
+    input: &Location,
     writer: &mut PartWriter,
     report: &mut InputReport,
     progress: &Progress,
-) -> Result<(), PipelineError> {
-    let mut reader = match open_input(Path::new(source), &config.csv) {
-        Ok(reader) => reader,
-        Err(problem) => {
-            // Counted like a reader's Problem event, so seen = documents + skipped + problems holds.
-            report.unreadable = true;
-            report.problems += 1;
-            report.records_seen += 1;
-            let mut batches = Batches::new(config.tables);
-            batches.problem(&Problem {
-                doc_id: None,
-                source,
-                file_offset: None,
-                code: problem.code,
-                message: &problem.message,
-            });
-            writer.write(&mut batches)?;
-            return Ok(());
+) -> Result<Option<StoreError>, PipelineError> {
+    let source = &input.to_string();
+    let (mut reader, failure) = match open_location(config, stores, input) {
+        Ok(opened) => opened,
+        Err(unreadable) => {
+            record_unreadable(config, source, &unreadable, writer, report)?;
+            return Ok(None);
         }
     };
     let mut spare = Vec::new();
@@ -348,12 +454,15 @@ fn read_input(
         );
         reported = (bytes, report.documents);
     }
-    report.bytes = std::fs::metadata(source).map_or(reader.bytes_read(), |m| m.len());
+    report.bytes = input
+        .as_local()
+        .and_then(|p| std::fs::metadata(p).ok())
+        .map_or(reader.bytes_read(), |m| m.len());
     progress.advance(
         report.bytes.saturating_sub(reported.0),
         report.documents - reported.1,
     );
-    Ok(())
+    Ok(failure.and_then(|f| f.get().cloned()))
 }
 
 /// Body capacity a recycled capture may keep: typical robots.txt fit, while the
