@@ -170,7 +170,7 @@ fn expand_inputs(args: &RunArgs, store: &StoreOptions) -> Result<Vec<Location>, 
                     path: path.to_owned(),
                     source,
                 })?;
-                inputs.extend(files.into_iter().map(|f| Location::Local(f.into())));
+                inputs.extend(files.into_iter().map(Location::Local));
             }
             _ => inputs.push(location),
         }

@@ -161,6 +161,12 @@ impl Summary {
             self.total(|r| r.problems),
             self.total(|r| r.warnings),
         );
+        let retry = self.inputs.iter().filter(|r| r.retry).count();
+        if retry > 0 {
+            out += &format!(
+                "{retry} remote inputs ran out of retry budget: rerun with --resume to read them again\n"
+            );
+        }
         out += &format!("lint findings: {}\nrows:", self.total(|r| r.findings));
         for table in Table::ALL {
             out += &format!(

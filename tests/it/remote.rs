@@ -577,6 +577,11 @@ fn not_found_and_access_denied_are_final_at_once() {
     ];
     want.sort();
     assert_eq!(input_errors(&out), want);
+    // The error pages never reached the reader: no document, no other errors row.
+    for url in [&denied_url, &missing_url] {
+        assert!(!sources(&out, "documents").contains_key(url));
+        assert_eq!(sources(&out, "errors").get(url), Some(&1));
+    }
     assert_eq!(f.server.requests_to(&denied).len(), 1);
     assert_eq!(f.server.requests_to(missing).len(), 1);
     assert_eq!(manifest_of(&out, &denied_url)["retry"], false);
