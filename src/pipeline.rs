@@ -15,14 +15,14 @@ use rayon::prelude::*;
 
 use crate::config::RunConfig;
 use crate::input::{
-    open_input, open_read, Capture, CaptureKind, CaptureReader, Event, InputProblem,
+    open_location, Capture, CaptureKind, CaptureReader, Event, InputProblem, Unreadable,
 };
 use crate::output::{
     self, part_name, AgentRow, Batches, DocInfo, OutputError, PartWriter, Problem, Table,
 };
 use crate::progress::Progress;
 use crate::robots::{RobotsTxt, UrlPath, Verdict};
-use crate::store::{FailureHandle, Location, StoreError, Stores};
+use crate::store::{Location, StoreError, Stores};
 use crate::verdicts::{classification, status_class, StatusOutcome};
 
 /// Set by the Ctrl-C handler: workers stop at the next record, completed inputs stay.
@@ -308,60 +308,6 @@ const CHUNK_BYTES: usize = 16 << 20;
 /// Records per rayon task inside a chunk (fixed, so output does not depend on threads).
 const TASK_RECORDS: usize = 64;
 
-/// Why an input could not be read at all: its input-level `errors` row.
-struct Unreadable {
-    code: &'static str,
-    message: String,
-    /// Transient (retry budget spent): `--resume` reads the input again.
-    retry: bool,
-}
-
-impl From<&StoreError> for Unreadable {
-    fn from(err: &StoreError) -> Self {
-        Unreadable {
-            code: err.code(),
-            message: err.to_string(),
-            retry: err.is_transient(),
-        }
-    }
-}
-
-impl From<InputProblem> for Unreadable {
-    fn from(problem: InputProblem) -> Self {
-        Unreadable {
-            code: problem.code,
-            message: problem.message,
-            retry: false,
-        }
-    }
-}
-
-/// Opens an input wherever it is: local files directly, remote objects as a
-/// streaming [`crate::store::RemoteRead`] whose failure handle is returned too.
-fn open_location(
-    config: &RunConfig,
-    stores: Option<&Stores>,
-    input: &Location,
-) -> Result<(Box<dyn CaptureReader>, Option<FailureHandle>), Unreadable> {
-    if let Location::Local(path) = input {
-        return open_input(path, &config.csv)
-            .map(|reader| (reader, None))
-            .map_err(Unreadable::from);
-    }
-    let stores = stores
-        .ok_or_else(|| Unreadable::from(&StoreError::Setup(format!("{input}: no store handle"))))?;
-    let remote = stores.open_read(input).map_err(|e| Unreadable::from(&e))?;
-    let failure = remote.failure();
-    match open_read(Box::new(remote), &input.file_name(), &config.csv) {
-        Ok(reader) => Ok((reader, Some(failure))),
-        // A store failure while sniffing the format is the store's, not the format's.
-        Err(problem) => Err(match failure.get() {
-            Some(err) => Unreadable::from(err),
-            None => Unreadable::from(problem),
-        }),
-    }
-}
-
 /// Writes the one `errors` row of an input that could not be read, counted like a
 /// reader's Problem event, so seen = documents + skipped + problems holds.
 fn record_unreadable(
@@ -400,7 +346,7 @@ fn read_input(
     progress: &Progress,
 ) -> Result<Option<StoreError>, PipelineError> {
     let source = &input.to_string();
-    let (mut reader, failure) = match open_location(config, stores, input) {
+    let (mut reader, failure) = match open_location(input, stores, &config.csv) {
         Ok(opened) => opened,
         Err(unreadable) => {
             record_unreadable(config, source, &unreadable, writer, report)?;

@@ -158,12 +158,16 @@ impl Stores {
     }
 
     /// Writes `bytes` as the whole object at `loc` in one PUT (retried: a PUT is
-    /// idempotent). A local file is written under a temporary name and renamed.
+    /// idempotent). A local file is written under a temporary name and renamed, its
+    /// directory made first.
     pub fn put(&self, loc: &Location, bytes: Bytes) -> Result<(), StoreError> {
         if let Location::Local(path) = loc {
             let mut tmp = path.clone().into_os_string();
             tmp.push(".tmp");
-            return std::fs::write(&tmp, &bytes)
+            let parent = path.parent().filter(|p| !p.as_os_str().is_empty());
+            return parent
+                .map_or(Ok(()), std::fs::create_dir_all)
+                .and_then(|()| std::fs::write(&tmp, &bytes))
                 .and_then(|()| std::fs::rename(&tmp, path))
                 .map_err(|e| local_error(loc, &e));
         }
@@ -175,8 +179,9 @@ impl Stores {
         })
     }
 
-    /// Every object under the prefix `loc` (a directory, key prefix or URL
-    /// prefix), sorted. HTTP servers cannot list: that is an error.
+    /// Every object under `prefix` (a directory, or an S3 key prefix taken as a
+    /// directory), sorted; none when there is nothing there. HTTP servers cannot list:
+    /// that is an error.
     pub fn list(&self, prefix: &Location) -> Result<Vec<Location>, StoreError> {
         match prefix {
             Location::Local(dir) => {
@@ -338,7 +343,11 @@ fn local_error(loc: &Location, e: &std::io::Error) -> StoreError {
 }
 
 fn list_local(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) -> std::io::Result<()> {
-    for entry in std::fs::read_dir(dir)? {
+    let entries = match std::fs::read_dir(dir) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        other => other?,
+    };
+    for entry in entries {
         let path = entry?.path();
         if path.is_dir() {
             list_local(&path, out)?;

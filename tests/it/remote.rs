@@ -655,3 +655,54 @@ fn max_requests_caps_the_requests_in_flight() {
     let peak = f.server.stats()["peak"].as_i64().expect("peak");
     assert!(peak >= 3, "peak {peak} with --max-requests 4");
 }
+
+/// The store API the output side will use (PUT, GET, LIST, DELETE), on moto's S3 and
+/// on the local file system, which must behave alike.
+#[test]
+fn store_api_puts_gets_lists_and_deletes_on_s3_and_locally() {
+    use robots_census::store::{Location, StoreOptions, Stores};
+    let dir = scratch("remote_store_api");
+    let s3 = moto_server("out-test", &[]);
+    // Only this test builds S3 clients in this process; the binaries the other tests
+    // run get their AWS settings explicitly (see `census`).
+    std::env::set_var("AWS_ENDPOINT_URL", format!("http://127.0.0.1:{}", s3.port));
+    std::env::set_var("AWS_ALLOW_HTTP", "true");
+    std::env::set_var("AWS_ACCESS_KEY_ID", "testing");
+    std::env::set_var("AWS_SECRET_ACCESS_KEY", "testing");
+    std::env::set_var("AWS_REGION", "us-east-1");
+    let stores = Stores::new(StoreOptions::default()).expect("stores");
+    let local_base = format!("{}/", dir.join("local").display());
+    for base in ["s3://out-test/run1/", local_base.as_str()] {
+        let base = Location::parse(base).expect("base");
+        let at = |rel: &str| Location::resolve(rel, Some(&base)).expect("resolve");
+        assert_eq!(stores.list(&at("documents")).expect("list nothing"), vec![]);
+        let (a, b) = (at("documents/a.parquet"), at("documents/b.parquet"));
+        let body = bytes::Bytes::from(vec![7u8; 100_000]);
+        stores.put(&a, body.clone()).expect("put a");
+        stores
+            .put(&b, bytes::Bytes::from_static(b"b"))
+            .expect("put b");
+        assert_eq!(
+            stores.get_opt(&a).expect("get a").as_deref(),
+            Some(&body[..])
+        );
+        assert_eq!(stores.read_all(&b).expect("read b"), b"b");
+        assert_eq!(
+            stores.get_opt(&at("documents/none")).expect("get none"),
+            None
+        );
+        assert_eq!(
+            stores.list(&at("documents")).expect("list"),
+            vec![a.clone(), b.clone()]
+        );
+        stores.delete(&a).expect("delete a");
+        stores
+            .delete(&a)
+            .expect("deleting what is gone is no error");
+        assert_eq!(stores.get_opt(&a).expect("get deleted"), None);
+        assert_eq!(stores.list(&at("documents")).expect("list"), vec![b]);
+        let err = stores.read_all(&at("documents/none")).expect_err("missing");
+        assert_eq!(err.code(), "remote_not_found");
+        assert!(!err.is_transient());
+    }
+}
