@@ -55,7 +55,8 @@ pub struct RunArgs {
     pub input_base_url: Option<String>,
 
     /// Read Common Crawl's robots.txt subset of crawl ID (CC-MAIN-YYYY-WW): its
-    /// robotstxt.paths.gz under --input-base-url [default: https://data.commoncrawl.org/].
+    /// robotstxt.paths.gz under --input-base-url (default: Common Crawl over HTTPS,
+    /// data.commoncrawl.org).
     #[arg(long, value_name = "ID")]
     pub crawl: Option<String>,
 
