@@ -4,6 +4,8 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
+use crate::store::{DEFAULT_IO_TIMEOUT_SECS, DEFAULT_MAX_REQUESTS, DEFAULT_RETRY_BUDGET_SECS};
+
 /// Measure the Robots Exclusion Protocol at web scale.
 #[derive(Debug, Parser)]
 #[command(name = "robots-census", version, about, long_about = None)]
@@ -44,13 +46,40 @@ Exit codes:
 #[command(after_help = RUN_AFTER_HELP)]
 pub struct RunArgs {
     /// Input files (.warc, .warc.gz, .warc.zst, .csv, .csv.gz, .csv.zst) or directories
-    /// (recursed, following symbolic links, cycles and the --out directory skipped).
-    /// The format is detected from the content. An input named twice is read once.
-    pub inputs: Vec<PathBuf>,
+    /// (recursed, following symbolic links, cycles and the --out directory skipped),
+    /// http(s):// URLs or s3://bucket/key objects. The format is detected from the
+    /// content. An input named twice is read once.
+    pub inputs: Vec<String>,
 
-    /// Read more input paths from FILE, one per line (like Common Crawl's robotstxt.paths).
-    #[arg(long, value_name = "FILE")]
-    pub inputs_from: Option<PathBuf>,
+    /// Read more inputs from LIST, one per line (like Common Crawl's robotstxt.paths.gz):
+    /// a local file, http(s):// URL or s3:// object, gzip-compressed or not.
+    #[arg(long, value_name = "LIST", conflicts_with = "crawl")]
+    pub inputs_from: Option<String>,
+
+    /// Resolve relative lines of --inputs-from against URL (an http(s):// or s3:// prefix)
+    /// instead of the current directory.
+    #[arg(long, value_name = "URL")]
+    pub input_base_url: Option<String>,
+
+    /// Read Common Crawl's robots.txt subset of crawl ID (CC-MAIN-YYYY-WW): its
+    /// robotstxt.paths.gz under --input-base-url (default: Common Crawl over HTTPS,
+    /// data.commoncrawl.org).
+    #[arg(long, value_name = "ID")]
+    pub crawl: Option<String>,
+
+    /// Requests to remote stores in flight at once over the whole run.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_REQUESTS)]
+    pub max_requests: usize,
+
+    /// Seconds a remote input may spend on failed requests and backoff before it is
+    /// given up (an errors row, exit 1; --resume retries it).
+    #[arg(long, value_name = "SECS", default_value_t = DEFAULT_RETRY_BUDGET_SECS)]
+    pub retry_budget: u64,
+
+    /// Seconds to wait for a connection, a response or the next bytes of a body
+    /// before the request counts as failed (and is retried).
+    #[arg(long, value_name = "SECS", default_value_t = DEFAULT_IO_TIMEOUT_SECS)]
+    pub io_timeout: u64,
 
     /// Output directory.
     #[arg(long, short, value_name = "DIR")]
@@ -65,7 +94,8 @@ pub struct RunArgs {
     pub quiet: bool,
 
     /// Skip tasks whose manifest already exists in --out (continue a killed run); refused
-    /// when --out was made with other settings.
+    /// when --out was made with other settings. Tasks with inputs that failed transiently
+    /// (retry budget spent) run again.
     #[arg(long, conflicts_with = "overwrite")]
     pub resume: bool,
 

@@ -6,19 +6,31 @@
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use crate::cli::RunArgs;
 use crate::input::CsvOptions;
 use crate::limits::MAX_QUESTIONS_PER_DOCUMENT;
 use crate::output::dataset::{self, Settings, FORMAT_VERSION};
 use crate::output::TableSet;
+use crate::store::{Location, RetryPolicy, StoreError, StoreOptions, Stores};
 use crate::verdicts::{parse_agent_list, read_url_list, UrlPlan, DEFAULT_AGENTS};
 
 /// Usage errors: the run does not start.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
-    #[error("no inputs given (pass files or directories, or --inputs-from FILE)")]
+    #[error("no inputs given (pass files, directories or URLs, --inputs-from LIST or --crawl ID)")]
     NoInputs,
+    #[error("{0}")]
+    Location(StoreError),
+    #[error("cannot read the input list {list}: {source}")]
+    List { list: String, source: StoreError },
+    #[error("the input list {0} is not UTF-8 text (nor gzip-compressed text)")]
+    ListNotText(String),
+    #[error("--crawl: {0:?} is not a crawl ID like CC-MAIN-2024-22")]
+    Crawl(String),
+    #[error("--max-requests must be at least 1")]
+    MaxRequests,
     #[error("cannot read {path}: {source}")]
     Read {
         path: PathBuf,
@@ -60,9 +72,12 @@ pub enum ConfigError {
 /// Everything a run needs, validated.
 #[derive(Debug, Clone)]
 pub struct RunConfig {
-    /// Input paths as the user named them: directories expanded, each input once,
-    /// sorted (tasks are consecutive slices of this list).
+    /// Inputs as the user named them (local paths, `http(s)://` URLs, `s3://`
+    /// objects): directories expanded, list lines resolved, each input once, sorted
+    /// (tasks are consecutive slices of this list).
     pub inputs: Vec<String>,
+    /// Remote access: request cap, retry budget, timeouts.
+    pub store: StoreOptions,
     pub out: PathBuf,
     pub threads: usize,
     pub quiet: bool,
@@ -86,7 +101,19 @@ pub struct RunConfig {
 
 impl RunConfig {
     pub fn from_args(args: &RunArgs) -> Result<Self, ConfigError> {
-        let inputs = expand_inputs(args)?;
+        if args.max_requests == 0 {
+            return Err(ConfigError::MaxRequests);
+        }
+        let defaults = StoreOptions::default();
+        let store = StoreOptions {
+            max_requests: args.max_requests,
+            retry: RetryPolicy {
+                budget: Duration::from_secs(args.retry_budget),
+                ..defaults.retry
+            },
+            io_timeout: Duration::from_secs(args.io_timeout.max(1)),
+        };
+        let inputs = expand_inputs(args, &store)?;
         if inputs.is_empty() {
             return Err(ConfigError::NoInputs);
         }
@@ -190,6 +217,7 @@ impl RunConfig {
         )?;
         Ok(RunConfig {
             inputs,
+            store,
             out: args.out.clone(),
             threads,
             quiet: args.quiet,
@@ -246,32 +274,47 @@ fn read(path: &Path) -> Result<String, ConfigError> {
     })
 }
 
-/// Files as given, directories walked, then --inputs-from lines; each input once
-/// (`x`, `./x` and a symlink to `x` are one input: the first spelling is kept),
-/// sorted. Missing files are kept: they become error rows, not usage errors.
-fn expand_inputs(args: &RunArgs) -> Result<Vec<String>, ConfigError> {
+/// Inputs as given (local directories walked), then the lines of the input list
+/// (`--inputs-from`, or the one `--crawl` names); each input once (`x`, `./x` and a
+/// symlink to `x` are one input: the first spelling is kept), sorted. Missing files
+/// are kept: they become error rows, not usage errors.
+fn expand_inputs(args: &RunArgs, store: &StoreOptions) -> Result<Vec<String>, ConfigError> {
     let out = std::fs::canonicalize(&args.out).ok();
     let mut inputs = Vec::new();
-    for path in &args.inputs {
-        if path.is_dir() {
-            walk(path, out.as_deref(), &mut inputs);
-        } else {
-            inputs.push(path.to_string_lossy().into_owned());
+    for arg in &args.inputs {
+        let location = Location::parse(arg).map_err(ConfigError::Location)?;
+        match location.as_local() {
+            Some(path) if path.is_dir() => walk(path, out.as_deref(), &mut inputs),
+            _ => inputs.push(location.to_string()),
         }
     }
-    if let Some(list) = &args.inputs_from {
-        let text = read(list)?;
-        inputs.extend(
-            text.lines()
-                .map(str::trim)
-                .filter(|l| !l.is_empty() && !l.starts_with('#'))
-                .map(str::to_owned),
-        );
+    let base = match (&args.input_base_url, &args.crawl) {
+        (Some(url), _) => Some(Location::parse(url).map_err(ConfigError::Location)?),
+        (None, Some(_)) => Some(Location::parse(COMMON_CRAWL).map_err(ConfigError::Location)?),
+        (None, None) => None,
+    };
+    let list = match (&args.inputs_from, &args.crawl) {
+        (Some(list), _) => Some(Location::parse(list).map_err(ConfigError::Location)?),
+        (None, Some(crawl)) => Some(crawl_list(crawl, base.as_ref())?),
+        (None, None) => None,
+    };
+    if let Some(list) = list {
+        let text = read_list(&list, store)?;
+        for line in text.lines().map(str::trim) {
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let input = Location::resolve(line, base.as_ref()).map_err(ConfigError::Location)?;
+            inputs.push(input.to_string());
+        }
     }
     let mut seen = HashSet::new();
     inputs.retain(|input| {
-        let key = std::fs::canonicalize(input)
-            .map_or_else(|_| input.clone(), |p| p.to_string_lossy().into_owned());
+        let key = match Location::parse(input) {
+            Ok(Location::Local(path)) => std::fs::canonicalize(path)
+                .map_or_else(|_| input.clone(), |p| p.to_string_lossy().into_owned()),
+            _ => input.clone(),
+        };
         seen.insert(key)
     });
     inputs.sort();
@@ -302,6 +345,55 @@ fn walk(dir: &Path, out: Option<&Path>, inputs: &mut Vec<String>) {
             Err(e) => eprintln!("robots-census: warning: not walked: {e}"),
         }
     }
+}
+
+/// Where Common Crawl serves its data over HTTPS (the default `--input-base-url` of `--crawl`).
+pub const COMMON_CRAWL: &str = "https://data.commoncrawl.org/";
+
+/// `--crawl CC-MAIN-YYYY-WW`: the crawl's `robotstxt.paths.gz` under the base.
+fn crawl_list(crawl: &str, base: Option<&Location>) -> Result<Location, ConfigError> {
+    let b = crawl.as_bytes();
+    let digits =
+        |r: std::ops::Range<usize>| b.get(r).is_some_and(|d| d.iter().all(u8::is_ascii_digit));
+    if b.len() != 15
+        || !crawl.starts_with("CC-MAIN-")
+        || !digits(8..12)
+        || b[12] != b'-'
+        || !digits(13..15)
+    {
+        return Err(ConfigError::Crawl(crawl.to_owned()));
+    }
+    let path = format!("crawl-data/{crawl}/robotstxt.paths.gz");
+    Location::resolve(&path, base).map_err(ConfigError::Location)
+}
+
+/// The text of an input list, wherever it is; gzip-compressed lists (detected by
+/// their magic bytes, like Common Crawl's `robotstxt.paths.gz`) are inflated.
+fn read_list(list: &Location, options: &StoreOptions) -> Result<String, ConfigError> {
+    let list_err = |source| ConfigError::List {
+        list: list.to_string(),
+        source,
+    };
+    let bytes = match list.as_local() {
+        Some(path) => std::fs::read(path).map_err(|source| ConfigError::Read {
+            path: path.to_owned(),
+            source,
+        })?,
+        None => Stores::new(*options)
+            .and_then(|stores| stores.read_all(list))
+            .map_err(list_err)?,
+    };
+    let bytes = if bytes.starts_with(&[0x1f, 0x8b]) {
+        use std::io::Read;
+        let mut text = Vec::new();
+        flate2::read::MultiGzDecoder::new(bytes.as_slice())
+            .read_to_end(&mut text)
+            .map_err(|_| ConfigError::ListNotText(list.to_string()))?;
+        text
+    } else {
+        bytes
+    };
+    String::from_utf8(bytes).map_err(|_| ConfigError::ListNotText(list.to_string()))
 }
 
 /// Refuses to mix a new run into an existing output unless asked to, and a
@@ -361,4 +453,42 @@ fn prepare_output(
         dataset::remove_leftovers(out).map_err(output_err)?;
     }
     std::fs::create_dir_all(out).map_err(output_err)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn crawl_ids_name_their_paths_list() {
+        let list = crawl_list(
+            "CC-MAIN-2024-22",
+            Location::parse(COMMON_CRAWL).ok().as_ref(),
+        );
+        assert_eq!(
+            list.map(|l| l.to_string()).ok().as_deref(),
+            Some("https://data.commoncrawl.org/crawl-data/CC-MAIN-2024-22/robotstxt.paths.gz")
+        );
+        let s3 = Location::parse("s3://commoncrawl/").ok();
+        assert_eq!(
+            crawl_list("CC-MAIN-2023-50", s3.as_ref())
+                .map(|l| l.to_string())
+                .ok()
+                .as_deref(),
+            Some("s3://commoncrawl/crawl-data/CC-MAIN-2023-50/robotstxt.paths.gz")
+        );
+        for bad in [
+            "CC-MAIN-2024-2",
+            "CC-MAIN-2024-223",
+            "CC-MAIN-24-22",
+            "cc-main-2024-22",
+            "CC-MAIN-2024_22",
+            "",
+        ] {
+            assert!(
+                matches!(crawl_list(bad, None), Err(ConfigError::Crawl(_))),
+                "{bad}"
+            );
+        }
+    }
 }

@@ -8,6 +8,7 @@
 //!   -> verdicts (which (agent, url) questions each document is asked)
 //!   -> output (one Parquet writer per table, one part file per input)
 //! pipeline runs that flow over every input with rayon; cli/config/main are the thin shell.
+//! store reaches inputs on HTTP(S) servers and S3 (object_store, retries, request cap).
 //! ```
 //!
 //! The robots.txt engine in [`robots`] is a pure library with no I/O: give it bytes,
@@ -23,4 +24,5 @@ pub mod pipeline;
 pub mod progress;
 pub mod robots;
 pub mod status;
+pub mod store;
 pub mod verdicts;

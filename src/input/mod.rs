@@ -1,13 +1,16 @@
-//! Input stage: files in, [`Capture`]s out.
+//! Input stage: files (local or remote) in, [`Capture`]s out.
 //!
 //! ```text
-//! file -> buffer -> detect (magic bytes) -> decompress (gzip members | zstd frames | plain)
+//! file | store::RemoteRead -> buffer -> detect (magic bytes)
+//!      -> decompress (gzip members | zstd frames | plain)
 //!      -> warc (record framing) -> http (status, headers, chunked, content-encoding)
 //!      or csv (header row, chosen columns)
 //!      -> Capture (reused buffer, body kept up to limits::BODY_KEEP_CAP)
 //! ```
 //!
-//! The pipeline calls [`open_input`] and then [`CaptureReader::next_event`] until it
+//! The pipeline calls [`open_location`] (local files through [`open_input`], remote
+//! objects through the store layer and [`open_read`]) and then
+//! [`CaptureReader::next_event`] until it
 //! returns `None`. Every record yields exactly one [`Event`]; problems never stop the
 //! reader, they become `Problem` events (or `warnings` of a capture) and reading goes on.
 //! Memory per reader is bounded (a few buffers of at most a few hundred KiB) whatever
@@ -20,6 +23,7 @@ mod detect;
 mod error;
 mod gzip_members;
 mod http;
+mod open;
 mod scan;
 mod warc;
 mod zstd_frames;
@@ -28,6 +32,7 @@ use std::io::Read;
 use std::path::Path;
 
 pub use error::InputError;
+pub use open::{open_location, Unreadable};
 
 /// What kind of record a [`Capture`] came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

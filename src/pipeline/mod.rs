@@ -31,6 +31,7 @@ use crate::config::RunConfig;
 use crate::output::dataset::{self, DatasetMeta, Task, FORMAT_VERSION};
 use crate::output::OutputError;
 use crate::progress::Progress;
+use crate::store::{Location, StoreError, Stores};
 use task::{run_task, TaskOutcome};
 
 /// Set by the Ctrl-C / SIGTERM handler: workers stop at the next record, tasks
@@ -55,6 +56,8 @@ pub enum PipelineError {
     Threads(usize, rayon::ThreadPoolBuildError),
     #[error("interrupted")]
     Interrupted,
+    #[error(transparent)]
+    Store(#[from] StoreError),
 }
 
 /// Runs the whole job.
@@ -65,6 +68,16 @@ pub fn run(config: &RunConfig) -> Result<Summary, PipelineError> {
     let tasks: Vec<Task> = match config.shard {
         Some((i, n)) => all.into_iter().filter(|t| t.index % n == i).collect(),
         None => all,
+    };
+    // One store handle (runtime, request cap) for every remote input of the run.
+    let remote = config
+        .inputs
+        .iter()
+        .any(|i| Location::parse(i).is_ok_and(|l| l.is_remote()));
+    let stores = if remote {
+        Some(Stores::new(config.store)?)
+    } else {
+        None
     };
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(config.threads)
@@ -91,7 +104,8 @@ pub fn run(config: &RunConfig) -> Result<Summary, PipelineError> {
                 if should_stop() {
                     break;
                 }
-                let result = pool.install(|| run_task(config, &tasks[i], &progress));
+                let result =
+                    pool.install(|| run_task(config, stores.as_ref(), &tasks[i], &progress));
                 if let Err(e) = &result {
                     if !matches!(e, PipelineError::Interrupted) {
                         FAILED.store(true, Ordering::Relaxed);

@@ -6,8 +6,6 @@
 //! boundaries depend only on the input and the flags, so the bytes written do not
 //! depend on the thread count.
 
-use std::path::Path;
-
 use arrow_array::RecordBatch;
 use rayon::prelude::*;
 
@@ -15,10 +13,11 @@ use super::document::{document, problem_row};
 use super::task::TaskWriters;
 use super::{should_stop, PipelineError};
 use crate::config::RunConfig;
-use crate::input::{open_input, Capture, CaptureReader, Event, InputProblem};
+use crate::input::{open_location, Capture, CaptureReader, Event, InputProblem, Unreadable};
 use crate::output::dataset::InputReport;
 use crate::output::{Batches, OutputError, PartWriter, Problem, Table};
 use crate::progress::Progress;
+use crate::store::{Location, StoreError, Stores};
 
 /// A record read but not yet turned into rows: a capture, or a problem to record.
 enum Item {
@@ -62,32 +61,53 @@ pub fn crawl_in_path(source: &str) -> Option<String> {
     })
 }
 
-/// Streams every record of `source` into the task's writer for its crawl.
+/// Writes the one `errors` row of an input that could not be read, counted like a
+/// reader's Problem event, so seen = documents + skipped + problems holds.
+pub(super) fn record_unreadable(
+    config: &RunConfig,
+    source: &str,
+    unreadable: &Unreadable,
+    writers: &mut TaskWriters,
+    report: &mut InputReport,
+) -> Result<(), PipelineError> {
+    if report.crawl.is_empty() {
+        report.crawl = crawl_of(config, source, None);
+    }
+    report.unreadable = true;
+    report.transient = unreadable.retry;
+    report.problems += 1;
+    report.records_seen += 1;
+    let mut batches = Batches::new(config.tables, &report.crawl);
+    batches.problem(&Problem {
+        doc_id: None,
+        source,
+        file_offset: None,
+        code: unreadable.code,
+        message: &unreadable.message,
+    });
+    writers.for_crawl(&report.crawl)?.write(&mut batches)?;
+    Ok(())
+}
+
+/// Streams every record of `source` into the task's writer for its crawl. Returns
+/// the store failure that cut a remote input short, if any: its rows must then not
+/// be kept (the task is written again without them).
 pub(super) fn read_input(
     config: &RunConfig,
+    stores: Option<&Stores>,
     source: &str,
     writers: &mut TaskWriters,
     report: &mut InputReport,
     progress: &Progress,
-) -> Result<(), PipelineError> {
-    let mut reader = match open_input(Path::new(source), &config.csv) {
-        Ok(reader) => reader,
-        Err(problem) => {
-            // Counted like a reader's Problem event, so seen = documents + skipped + problems holds.
-            report.crawl = crawl_of(config, source, None);
-            report.unreadable = true;
-            report.problems += 1;
-            report.records_seen += 1;
-            let mut batches = Batches::new(config.tables, &report.crawl);
-            batches.problem(&Problem {
-                doc_id: None,
-                source,
-                file_offset: None,
-                code: problem.code,
-                message: &problem.message,
-            });
-            writers.for_crawl(&report.crawl)?.write(&mut batches)?;
-            return Ok(());
+) -> Result<Option<StoreError>, PipelineError> {
+    let opened = Location::parse(source)
+        .map_err(|e| Unreadable::from(&e))
+        .and_then(|input| open_location(&input, stores, &config.csv));
+    let (mut reader, failure) = match opened {
+        Ok(opened) => opened,
+        Err(unreadable) => {
+            record_unreadable(config, source, &unreadable, writers, report)?;
+            return Ok(None);
         }
     };
     let chunk = chunk_records(config.questions_per_document());
@@ -144,12 +164,17 @@ pub(super) fn read_input(
         );
         reported = (bytes, report.documents);
     }
-    report.bytes = std::fs::metadata(source).map_or(reader.bytes_read(), |m| m.len());
+    report.bytes = match Location::parse(source) {
+        Ok(Location::Local(path)) => {
+            std::fs::metadata(path).map_or(reader.bytes_read(), |m| m.len())
+        }
+        _ => reader.bytes_read(),
+    };
     progress.advance(
         report.bytes.saturating_sub(reported.0),
         report.documents - reported.1,
     );
-    Ok(())
+    Ok(failure.and_then(|f| f.get().cloned()))
 }
 
 fn write_built(writer: &mut PartWriter, built: Option<Built>) -> Result<(u64, u64), OutputError> {

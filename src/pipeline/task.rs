@@ -6,12 +6,14 @@ use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 
-use super::stream::read_input;
+use super::stream::{read_input, record_unreadable};
 use super::{should_stop, PipelineError};
 use crate::config::RunConfig;
+use crate::input::Unreadable;
 use crate::output::dataset::{self, InputReport, PartFile, Task, TaskManifest, FORMAT_VERSION};
 use crate::output::{Batches, OutputError, PartWriter, Problem, TableSet};
 use crate::progress::Progress;
+use crate::store::Stores;
 
 /// The part writers of one task, one per crawl its inputs belong to.
 pub(super) struct TaskWriters<'a> {
@@ -43,6 +45,11 @@ impl<'a> TaskWriters<'a> {
         })
     }
 
+    /// Drops every part written so far (their temporary files go with them).
+    fn abandon(self) {
+        drop(self);
+    }
+
     /// Commits every part, crawl by crawl.
     fn commit(self) -> Result<Vec<PartFile>, OutputError> {
         let mut files = Vec::new();
@@ -63,6 +70,7 @@ pub(super) struct TaskOutcome {
 /// same settings and nothing to retry.
 pub(super) fn run_task(
     config: &RunConfig,
+    stores: Option<&Stores>,
     task: &Task,
     progress: &Progress,
 ) -> Result<TaskOutcome, PipelineError> {
@@ -82,26 +90,43 @@ pub(super) fn run_task(
             }
         }
     }
-    let mut writers = TaskWriters::new(&config.out, &task.name, config.tables);
-    let mut reports = Vec::with_capacity(task.inputs.len());
-    for source in &task.inputs {
-        if should_stop() {
-            return Err(PipelineError::Interrupted);
+    // A remote input cut short for good leaves rows that must not be kept: the task
+    // starts again with that input as one error row (at most once per input).
+    let mut failed: BTreeMap<&str, Unreadable> = BTreeMap::new();
+    let (writers, reports) = 'attempt: loop {
+        let mut writers = TaskWriters::new(&config.out, &task.name, config.tables);
+        let mut reports = Vec::with_capacity(task.inputs.len());
+        for source in &task.inputs {
+            if should_stop() {
+                return Err(PipelineError::Interrupted);
+            }
+            let mut report = InputReport {
+                source: source.clone(),
+                ..Default::default()
+            };
+            if let Some(unreadable) = failed.get(source.as_str()) {
+                record_unreadable(config, source, unreadable, &mut writers, &mut report)?;
+                reports.push(report);
+                continue;
+            }
+            let read = catch_unwind(AssertUnwindSafe(|| {
+                read_input(config, stores, source, &mut writers, &mut report, progress)
+            }));
+            match read {
+                Ok(Ok(None)) => {}
+                Ok(Ok(Some(cut))) => {
+                    failed.insert(source, Unreadable::from(&cut));
+                    writers.abandon();
+                    continue 'attempt;
+                }
+                Ok(Err(e)) => return Err(e),
+                // A bug met on one input is that input's error row; the run goes on.
+                Err(panic) => record_panic(config, source, &mut writers, &mut report, &*panic)?,
+            }
+            reports.push(report);
         }
-        let mut report = InputReport {
-            source: source.clone(),
-            ..Default::default()
-        };
-        let read = catch_unwind(AssertUnwindSafe(|| {
-            read_input(config, source, &mut writers, &mut report, progress)
-        }));
-        match read {
-            Ok(result) => result?,
-            // A bug met on one input is that input's error row; the run goes on.
-            Err(panic) => record_panic(config, source, &mut writers, &mut report, &*panic)?,
-        }
-        reports.push(report);
-    }
+        break (writers, reports);
+    };
     let files = writers.commit()?;
     let mut rows = BTreeMap::new();
     for file in &files {

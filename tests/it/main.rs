@@ -10,5 +10,6 @@ mod lint_rules;
 mod parser_props;
 mod pipeline;
 mod queries;
+mod remote;
 mod schema;
 mod support;
