@@ -1,0 +1,259 @@
+//! Two per-agent readings of a parsed robots.txt that published studies use, both
+//! computed from the model (no re-parsing):
+//!
+//! - [`ProbeClass`], the "Somesite I Used To Crawl" study's (IMC 2025): ask robots.cc
+//!   about `/`, about every path named in an allow/disallow line (one trailing `$`
+//!   dropped) and about a dummy path; `/` allowed and some probe disallowed is
+//!   partial, none disallowed is none; `/` disallowed and some probe allowed is
+//!   partial, otherwise full.
+//! - [`RuleSetClass`], Common Crawl's robotstxt-experiments': the exact set of
+//!   (directive, value) rules of the groups that apply to the agent (those naming
+//!   it, else the `*` groups) compared with `{Disallow: /}` (disallow all) and the
+//!   rule sets that allow everything.
+
+use super::matcher::Scope;
+use super::model::{RobotsTxt, RuleKind};
+use super::url::UrlPath;
+
+/// The dummy path the Somesite study adds to its probes, so that a file allowing
+/// only `/$` is not read as allowing everything.
+pub const DUMMY_PROBE_PATH: &[u8] = b"/dummy-testing-path-54321";
+
+/// The Somesite study's full / partial / none reading of one agent's verdicts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProbeClass {
+    Full,
+    Partial,
+    None,
+}
+
+impl ProbeClass {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProbeClass::Full => "full",
+            ProbeClass::Partial => "partial",
+            ProbeClass::None => "none",
+        }
+    }
+}
+
+/// Common Crawl's exact-rule-set class of one agent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RuleSetClass {
+    /// The applicable rules are exactly `{Disallow: /}`.
+    DisallowAll,
+    /// Exactly one of `{Allow: /}`, `{Allow: *}`, `{Allow: /*}`, `{Allow: }`,
+    /// `{Disallow: }`, or no rule at all in the applicable groups.
+    AllowAll,
+    /// Any other rule set.
+    AllowPart,
+    /// No group names the agent and there is no `*` group.
+    NotAddressed,
+}
+
+impl RuleSetClass {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RuleSetClass::DisallowAll => "disallow_all",
+            RuleSetClass::AllowAll => "allow_all",
+            RuleSetClass::AllowPart => "allow_part",
+            RuleSetClass::NotAddressed => "not_addressed",
+        }
+    }
+}
+
+/// Values whose single rule, as an Allow, allows everything (Common Crawl's list).
+const ALLOW_ALL_VALUES: [&[u8]; 4] = [b"/", b"*", b"/*", b""];
+
+impl<'a> RobotsTxt<'a> {
+    /// The probe URLs of the Somesite reading, the same for every agent: `/`, then
+    /// each distinct non-empty allow/disallow value in file order (one trailing `$`
+    /// dropped), then [`DUMMY_PROBE_PATH`]. Each value is appended to a site root
+    /// (`http://h`) and reduced as robots.cc reduces URLs, as the study did.
+    pub fn probe_paths(&self) -> Vec<UrlPath<'static>> {
+        let mut seen = std::collections::HashSet::new();
+        let mut probes = Vec::new();
+        let mut push = |path: UrlPath<'static>| {
+            if seen.insert(path.as_bytes().to_vec()) {
+                probes.push(path);
+            }
+        };
+        push(UrlPath::new(b"/"));
+        for rule in &self.rules {
+            let value = rule.value.strip_suffix(b"$").unwrap_or(rule.value);
+            if value.is_empty() {
+                continue;
+            }
+            let mut url = b"http://h".to_vec();
+            url.extend_from_slice(value);
+            push(UrlPath::new(&url).into_owned());
+        }
+        push(UrlPath::new(DUMMY_PROBE_PATH));
+        probes
+    }
+
+    /// Whether robots.cc allows `/` for `agent`, and the Somesite class over
+    /// `probes` (from [`RobotsTxt::probe_paths`]; `/` among them is skipped).
+    pub fn probe_class(&self, agent: &[u8], probes: &[UrlPath<'_>]) -> (bool, ProbeClass) {
+        let root = self.verdict(agent, b"/").allowed;
+        if !self.names_agent(agent) && !self.has_star_group() {
+            return (root, ProbeClass::None);
+        }
+        let other = probes.iter().filter(|p| p.as_bytes() != b"/");
+        let class = if root {
+            let disallowed = other
+                .into_iter()
+                .any(|p| !self.verdict_for_path(agent, p).allowed);
+            if disallowed {
+                ProbeClass::Partial
+            } else {
+                ProbeClass::None
+            }
+        } else {
+            let allowed = other
+                .into_iter()
+                .any(|p| self.verdict_for_path(agent, p).allowed);
+            if allowed {
+                ProbeClass::Partial
+            } else {
+                ProbeClass::Full
+            }
+        };
+        (root, class)
+    }
+
+    /// Common Crawl's exact-rule-set class of `agent`, over the groups robots.cc
+    /// applies to it (groups naming it, merged; else the `*` groups). Repeated rules
+    /// count once: the rule set is a set.
+    pub fn rule_set_class(&self, agent: &[u8]) -> RuleSetClass {
+        let summary_scope = if self.names_agent(agent) {
+            Scope::Named
+        } else if self.has_star_group() {
+            Scope::Star
+        } else {
+            return RuleSetClass::NotAddressed;
+        };
+        let mut rules: Vec<(RuleKind, &[u8])> = Vec::new();
+        for group in &self.groups {
+            let applies = match summary_scope {
+                Scope::Named => self.group_agents(group).iter().any(|a| a.names(agent)),
+                _ => group.has_star,
+            };
+            if applies {
+                rules.extend(self.group_rules(group).iter().map(|r| (r.kind, r.value)));
+            }
+        }
+        rules.sort_unstable();
+        rules.dedup();
+        match rules.as_slice() {
+            [] => RuleSetClass::AllowAll,
+            [(RuleKind::Disallow, b"/")] => RuleSetClass::DisallowAll,
+            [(RuleKind::Disallow, b"")] => RuleSetClass::AllowAll,
+            [(RuleKind::Allow, v)] if ALLOW_ALL_VALUES.contains(v) => RuleSetClass::AllowAll,
+            _ => RuleSetClass::AllowPart,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn probe(body: &str, agent: &str) -> (bool, ProbeClass) {
+        let doc = RobotsTxt::parse(body.as_bytes());
+        let probes = doc.probe_paths();
+        doc.probe_class(agent.as_bytes(), &probes)
+    }
+
+    #[test]
+    fn somesite_probe_classes() {
+        let all = "User-agent: GPTBot\nDisallow: /\n";
+        assert_eq!(probe(all, "GPTBot"), (false, ProbeClass::Full));
+        assert_eq!(probe(all, "CCBot"), (true, ProbeClass::None));
+        let except = "User-agent: *\nDisallow: /\nAllow: /public\n";
+        assert_eq!(probe(except, "GPTBot"), (false, ProbeClass::Partial));
+        let part = "User-agent: *\nDisallow: /private/\n";
+        assert_eq!(probe(part, "GPTBot"), (true, ProbeClass::Partial));
+        // Allow wins the tie: nothing is disallowed for a probe.
+        let tie = "User-agent: *\nDisallow: /x\nAllow: /x\n";
+        assert_eq!(probe(tie, "GPTBot"), (true, ProbeClass::None));
+        // Only `/$` allowed: the dummy path shows the rest is disallowed.
+        let root_only = "User-agent: *\nAllow: /$\nDisallow: /\n";
+        assert_eq!(probe(root_only, "GPTBot"), (true, ProbeClass::Partial));
+        // No group applies: nothing is restricted.
+        assert_eq!(
+            probe("User-agent: CCBot\nDisallow: /\n", "GPTBot"),
+            (true, ProbeClass::None)
+        );
+    }
+
+    #[test]
+    fn probe_paths_drop_one_dollar_and_repeat_nothing() {
+        let doc = RobotsTxt::parse(
+            b"Disallow: /early\nUser-agent: *\nDisallow: /a$\nAllow: /a\nDisallow:\nDisallow: *.pdf\n",
+        );
+        let paths: Vec<Vec<u8>> = doc
+            .probe_paths()
+            .iter()
+            .map(|p| p.as_bytes().to_vec())
+            .collect();
+        // `*.pdf` has no leading '/': appended to the root it is part of the host, so `/`.
+        let want: Vec<&[u8]> = vec![b"/", b"/early", b"/a", DUMMY_PROBE_PATH];
+        assert_eq!(paths, want);
+    }
+
+    #[test]
+    fn common_crawl_rule_set_classes() {
+        let class = |body: &str, agent: &str| {
+            RobotsTxt::parse(body.as_bytes()).rule_set_class(agent.as_bytes())
+        };
+        assert_eq!(
+            class("User-agent: GPTBot\nDisallow: /\n", "GPTBot"),
+            RuleSetClass::DisallowAll
+        );
+        assert_eq!(
+            class("User-agent: GPTBot\nDisallow: /\nDisallow: /\n", "GPTBot"),
+            RuleSetClass::DisallowAll
+        );
+        assert_eq!(
+            class("User-agent: GPTBot\nDisallow: /\nAllow: /a\n", "GPTBot"),
+            RuleSetClass::AllowPart
+        );
+        for allow in ["Allow: /", "Allow: *", "Allow: /*", "Allow:", "Disallow:"] {
+            let body = format!("User-agent: GPTBot\n{allow}\n");
+            assert_eq!(class(&body, "GPTBot"), RuleSetClass::AllowAll, "{allow}");
+        }
+        assert_eq!(
+            class("User-agent: *\nDisallow: /\n", "GPTBot"),
+            RuleSetClass::DisallowAll
+        );
+        assert_eq!(
+            class("User-agent: CCBot\nDisallow: /\n", "GPTBot"),
+            RuleSetClass::NotAddressed
+        );
+        // A named group hides `*`, even an empty one...
+        assert_eq!(
+            class(
+                "User-agent: *\nDisallow: /\n\nUser-agent: GPTBot\n",
+                "GPTBot"
+            ),
+            RuleSetClass::AllowAll
+        );
+        // ... but a crawl-delay does not end a run of user-agent lines: one group.
+        assert_eq!(
+            class(
+                "User-agent: GPTBot\nCrawl-delay: 5\n\nUser-agent: *\nDisallow: /\n",
+                "GPTBot"
+            ),
+            RuleSetClass::DisallowAll
+        );
+        // Groups naming the agent merge.
+        assert_eq!(
+            class(
+                "User-agent: GPTBot\nDisallow: /\n\nUser-agent: GPTBot\nAllow: /x\n",
+                "GPTBot"
+            ),
+            RuleSetClass::AllowPart
+        );
+    }
+}
