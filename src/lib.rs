@@ -8,6 +8,7 @@
 //!   -> verdicts (which (agent, url) questions each document is asked)
 //!   -> output (one Parquet writer per table, one part file per input)
 //! pipeline runs that flow over every input with rayon; cli/config/main are the thin shell.
+//! sites (a later step) reads the tables back: the deciding capture per crawl, site and agent.
 //! ```
 //!
 //! The robots.txt engine in [`robots`] is a pure library with no I/O: give it bytes,
@@ -22,4 +23,5 @@ pub mod output;
 pub mod pipeline;
 pub mod progress;
 pub mod robots;
+pub mod sites;
 pub mod verdicts;

@@ -21,6 +21,7 @@ use crate::output::{
 };
 use crate::progress::Progress;
 use crate::robots::{RobotsTxt, UrlPath, Verdict};
+use crate::sites::urls;
 use crate::verdicts::{classification, status_class, StatusOutcome};
 
 /// Set by the Ctrl-C handler: workers stop at the next record, completed inputs stay.
@@ -523,6 +524,14 @@ fn document(config: &RunConfig, source: &str, capture: &Capture, batches: &mut B
         content_sha1: has_body.then(|| {
             sha1_hex(&capture.body[..capture.body.len().min(crate::limits::ROBOTS_PARSE_CAP)])
         }),
+        crawl: urls::crawl_of_source(source),
+        registrable_domain: urls::registrable_domain(&host),
+        location: capture
+            .http_status
+            .is_some_and(|s| (300..400).contains(&s))
+            .then(|| urls::resolve_location(&capture.target_uri, &capture.http_location))
+            .flatten(),
+        is_robots_url: urls::is_robots_url(&capture.target_uri),
     };
     for warning in &capture.warnings {
         batches.problem(&problem_row(source, Some(doc_id), warning));
@@ -532,9 +541,12 @@ fn document(config: &RunConfig, source: &str, capture: &Capture, batches: &mut B
         for agent in &config.agents {
             let row = AgentRow {
                 agent,
+                host: &host,
                 summary: None,
                 root_allowed: None,
                 classification: outcome.classification(),
+                probe_class: None,
+                cc_class: None,
             };
             batches.agent(doc_id, &row);
         }
@@ -544,7 +556,7 @@ fn document(config: &RunConfig, source: &str, capture: &Capture, batches: &mut B
     batches.document(&info, Some(&doc));
     if batches.wants(Table::Verdicts) || batches.wants(Table::Agents) {
         let urls = config.urls.urls_for(&scheme, &host);
-        ask_agents(config, doc_id, &doc, &urls, batches);
+        ask_agents(config, doc_id, &host, &doc, &urls, batches);
     }
     doc.findings.len()
 }
@@ -555,12 +567,18 @@ fn document(config: &RunConfig, source: &str, capture: &Capture, batches: &mut B
 fn ask_agents(
     config: &RunConfig,
     doc_id: i64,
+    host: &str,
     doc: &RobotsTxt<'_>,
     urls: &[String],
     batches: &mut Batches,
 ) {
     let paths: Vec<UrlPath<'_>> = urls.iter().map(|u| UrlPath::new(u.as_bytes())).collect();
     let root = paths.iter().position(|p| p.as_bytes() == b"/");
+    let probes = if batches.wants(Table::Agents) {
+        doc.probe_paths()
+    } else {
+        Vec::new()
+    };
     let answer = |agent: &str| {
         let verdicts: Vec<Verdict<'_>> = paths
             .iter()
@@ -572,17 +590,22 @@ fn ask_agents(
         };
         let summary = doc.agent_summary(agent.as_bytes());
         let class = classification(&summary, root_allowed);
-        (verdicts, summary, root_allowed, class)
+        let classes = (
+            doc.probe_class(agent.as_bytes(), &probes).1,
+            doc.rule_set_class(agent.as_bytes()),
+        );
+        (verdicts, summary, root_allowed, class, classes)
     };
     let mut unnamed = None;
     for agent in &config.agents {
         let named;
-        let (verdicts, summary, root_allowed, class) = if doc.names_agent(agent.as_bytes()) {
-            named = answer(agent);
-            &named
-        } else {
-            unnamed.get_or_insert_with(|| answer(agent))
-        };
+        let (verdicts, summary, root_allowed, class, (probe, cc)) =
+            if doc.names_agent(agent.as_bytes()) {
+                named = answer(agent);
+                &named
+            } else {
+                unnamed.get_or_insert_with(|| answer(agent))
+            };
         for (url, verdict) in urls.iter().zip(verdicts) {
             batches.verdict(doc_id, agent, url, verdict);
         }
@@ -590,9 +613,12 @@ fn ask_agents(
             doc_id,
             &AgentRow {
                 agent,
+                host,
                 summary: Some(*summary),
                 root_allowed: Some(*root_allowed),
                 classification: class,
+                probe_class: Some(*probe),
+                cc_class: Some(*cc),
             },
         );
     }
