@@ -9,7 +9,8 @@
 //!    "redirect not resolved";
 //! 3. between the resolved chains, success > allow all > forbidden > defer >
 //!    redirect not resolved; within a class, a success passing the MIME filter
-//!    first, then the latest capture, then the greatest doc_id.
+//!    first, then the latest capture (then the greatest doc_id); chains ending on
+//!    the same capture: the fewest hops, then the latest start.
 
 use std::cmp::Reverse;
 
@@ -94,14 +95,12 @@ pub fn sites(captures: &[Capture], semantics: StatusSemantics) -> Vec<Site> {
         .collect();
     starts.sort_unstable();
     let rank = |chain: &Chain| {
-        let end = &captures[chain.end];
+        let (start, end) = (&captures[chain.start], &captures[chain.end]);
         let mime_first = chain.fetch == Fetch::Success && !end.mime_ok;
-        (
-            chain.fetch,
-            mime_first,
-            Reverse(end.fetch_time),
-            Reverse(end.doc_id),
-        )
+        let latest = (Reverse(end.fetch_time), Reverse(end.doc_id));
+        // Two URLs that lead to the same capture: the shorter chain, then the later start.
+        let shortest = (chain.hops, Reverse(start.fetch_time), Reverse(start.doc_id));
+        (chain.fetch, mime_first, latest, shortest)
     };
     let mut sites = Vec::new();
     for group in starts.chunk_by(|a, b| a.0 == b.0) {

@@ -8,4 +8,5 @@ mod parser_props;
 mod pipeline;
 mod queries;
 mod schema;
+mod sites;
 mod support;
