@@ -28,6 +28,8 @@ pub enum ProbeClass {
 }
 
 impl ProbeClass {
+    pub const ALL: [ProbeClass; 3] = [ProbeClass::Full, ProbeClass::Partial, ProbeClass::None];
+
     pub fn as_str(self) -> &'static str {
         match self {
             ProbeClass::Full => "full",
@@ -52,6 +54,13 @@ pub enum RuleSetClass {
 }
 
 impl RuleSetClass {
+    pub const ALL: [RuleSetClass; 4] = [
+        RuleSetClass::DisallowAll,
+        RuleSetClass::AllowAll,
+        RuleSetClass::AllowPart,
+        RuleSetClass::NotAddressed,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             RuleSetClass::DisallowAll => "disallow_all",

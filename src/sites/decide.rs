@@ -15,7 +15,7 @@
 use std::cmp::Reverse;
 
 use super::classes::{Fetch, StatusSemantics};
-use super::read::{Capture, UrlKey};
+use super::read::{Capture, DocId, UrlKey};
 
 /// Redirect hops followed (RFC 9309 section 2.3.1.2: "at least five").
 pub const MAX_REDIRECT_HOPS: u32 = 5;
@@ -33,12 +33,25 @@ pub struct Chain {
 }
 
 /// One site of the crawl: its name, how many robots.txt URLs it has, and the
-/// deciding chain.
+/// deciding chain, with what the rows need of its captures copied out (so the
+/// crawl's captures can be freed before the agents table is read).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Site {
     pub name: String,
     pub captures: u32,
     pub chain: Chain,
+    /// doc_id of the chain's start.
+    pub start: DocId,
+    pub end: Ending,
+}
+
+/// The capture a site's chain ended on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Ending {
+    pub doc_id: DocId,
+    pub status: Option<u16>,
+    pub mime_ok: bool,
+    pub has_rules: bool,
 }
 
 /// Keeps the latest capture of each URL, sorted by URL key (for lookups).
@@ -106,10 +119,18 @@ pub fn sites(captures: &[Capture], semantics: StatusSemantics) -> Vec<Site> {
     for group in starts.chunk_by(|a, b| a.0 == b.0) {
         let chains = group.iter().map(|&(_, i)| follow(captures, i, semantics));
         if let Some(best) = chains.min_by_key(rank) {
+            let end = &captures[best.end];
             sites.push(Site {
                 name: group[0].0.to_owned(),
-                captures: group.len() as u32,
+                captures: u32::try_from(group.len()).unwrap_or(u32::MAX),
                 chain: best,
+                start: captures[best.start].doc_id,
+                end: Ending {
+                    doc_id: end.doc_id,
+                    status: end.status,
+                    mime_ok: end.mime_ok,
+                    has_rules: end.has_rules,
+                },
             });
         }
     }

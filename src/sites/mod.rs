@@ -19,7 +19,7 @@ mod read;
 pub mod urls;
 mod write;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 pub use classes::{StatusClass, StatusSemantics};
@@ -28,7 +28,7 @@ pub use urls::{psl_version, SiteKey};
 
 use crate::output::Table;
 use decide::Site;
-use read::{AgentFacts, AgentRows, Capture, DocId};
+use read::{AgentFacts, AgentRows, DocId};
 use write::{Row, SitesBuilder, TableFile};
 
 /// Errors of the site step: all end it (exit 2).
@@ -176,11 +176,16 @@ pub fn run(options: &Options) -> Result<Report, SitesError> {
     if staging.exists() {
         std::fs::remove_dir_all(&staging).map_err(io(&staging))?;
     }
-    for (crawl, files) in read::crawls(&documents)? {
+    for (crawl, (files, rows)) in read::crawls(&documents)? {
         let path = staging
             .join(write::partition_name(&crawl))
             .join("part-0.parquet");
-        let counts = one_crawl(options, &crawl, &files, &ranked, &ranked_sites, &path)?;
+        let input = CrawlInput {
+            crawl: &crawl,
+            files: &files,
+            rows,
+        };
+        let counts = one_crawl(options, &input, &ranked, &ranked_sites, &path)?;
         report.crawls.push(counts);
     }
     let sites = out.join(Table::Sites.name());
@@ -193,32 +198,47 @@ pub fn run(options: &Options) -> Result<Report, SitesError> {
     Ok(report)
 }
 
+/// One crawl's documents: the part files holding it and its number of rows.
+struct CrawlInput<'a> {
+    crawl: &'a str,
+    files: &'a [PathBuf],
+    rows: usize,
+}
+
 /// Decides every site of one crawl and writes its partition.
 fn one_crawl(
     options: &Options,
-    crawl: &str,
-    files: &[PathBuf],
+    input: &CrawlInput<'_>,
     ranked: &HashMap<String, i64>,
     ranked_sites: &[(&str, i64)],
     path: &Path,
 ) -> Result<(String, usize, usize, [usize; 8]), SitesError> {
-    let mut captures = read::read_crawl(files, crawl, options.site_key)?;
+    let (crawl, files) = (input.crawl, input.files);
+    let mut captures = read::read_crawl(files, crawl, input.rows, options.site_key)?;
     decide::latest_per_url(&mut captures);
     let sites = decide::sites(&captures, options.semantics);
-    let ends: HashSet<DocId> = sites.iter().map(|s| captures[s.chain.end].doc_id).collect();
+    drop(captures);
+    let sorted = |ids: &mut Vec<DocId>| {
+        ids.sort_unstable();
+        ids.dedup();
+    };
+    let mut ends: Vec<DocId> = sites.iter().map(|s| s.end.doc_id).collect();
+    sorted(&mut ends);
     let mut shown = ends.clone();
-    shown.extend(sites.iter().map(|s| captures[s.chain.start].doc_id));
+    shown.extend(sites.iter().map(|s| s.start));
+    sorted(&mut shown);
     let urls = read::read_urls(files, &shown)?;
+    drop(shown);
     let agent_files = read::companion_files(&options.out, files, Table::Agents.name());
     let rows = read::read_agents(&agent_files, &ends)?;
+    drop(ends);
     let agents = choose_agents(options, crawl, &rows)?;
 
     let ctx = Context {
         options,
         crawl,
-        captures: &captures,
         urls: &urls,
-        facts: &rows.facts,
+        facts: &rows,
         agents: &agents,
     };
     let mut file = TableFile::create(path, Table::Sites)?;
@@ -261,44 +281,37 @@ fn one_crawl(
     Ok((crawl.to_owned(), n_sites, n_rows, classes))
 }
 
-/// The agents to report for a crawl: `--agents` (checked against the table) or all.
-fn choose_agents(
+/// The agents to report for a crawl, in name order, with their index in `rows`:
+/// `--agents` (each must be in the table) or all of the table's.
+fn choose_agents<'a>(
     options: &Options,
     crawl: &str,
-    rows: &AgentRows,
-) -> Result<Vec<String>, SitesError> {
+    rows: &'a AgentRows,
+) -> Result<Vec<(&'a str, usize)>, SitesError> {
     if rows.agents.is_empty() {
         return Err(SitesError::NoAgents(options.out.clone(), crawl.to_owned()));
     }
-    match &options.agents {
-        None => Ok(rows.agents.iter().cloned().collect()),
-        Some(list) => {
-            let mut chosen = Vec::with_capacity(list.len());
-            for agent in list {
-                if !rows.agents.contains(agent) {
-                    return Err(SitesError::UnknownAgent {
-                        agent: agent.clone(),
-                        crawl: crawl.to_owned(),
-                        have: rows.agents.iter().cloned().collect::<Vec<_>>().join(","),
-                    });
-                }
-                chosen.push(agent.clone());
-            }
-            chosen.sort();
-            chosen.dedup();
-            Ok(chosen)
-        }
+    let all = rows.agents.iter().enumerate().map(|(i, a)| (a.as_str(), i));
+    let Some(list) = &options.agents else {
+        return Ok(all.collect());
+    };
+    if let Some(unknown) = list.iter().find(|a| !rows.agents.contains(a)) {
+        return Err(SitesError::UnknownAgent {
+            agent: unknown.clone(),
+            crawl: crawl.to_owned(),
+            have: rows.agents.join(","),
+        });
     }
+    Ok(all.filter(|(a, _)| list.iter().any(|l| l == a)).collect())
 }
 
 /// What the rows of one crawl are built from.
 struct Context<'a> {
     options: &'a Options,
     crawl: &'a str,
-    captures: &'a [Capture],
-    urls: &'a HashMap<DocId, String>,
-    facts: &'a HashMap<(DocId, String), AgentFacts>,
-    agents: &'a [String],
+    urls: &'a HashMap<DocId, Box<str>>,
+    facts: &'a AgentRows,
+    agents: &'a [(&'a str, usize)],
 }
 
 impl Context<'_> {
@@ -316,29 +329,27 @@ impl Context<'_> {
 
     /// The rows of a site with a capture; returns its status class.
     fn site_rows(&self, site: &Site, rank: Option<i64>, builder: &mut SitesBuilder) -> StatusClass {
-        let (start, end) = (
-            &self.captures[site.chain.start],
-            &self.captures[site.chain.end],
-        );
+        let end = &site.end;
         let class = StatusClass::of(site.chain.fetch, end.mime_ok, end.has_rules);
         let parsed = site.chain.fetch == classes::Fetch::Success;
-        for agent in self.agents {
+        for &(agent, index) in self.agents {
             let facts = parsed
-                .then(|| self.facts.get(&(end.doc_id, agent.clone())))
-                .flatten();
+                .then(|| self.facts.get(end.doc_id, index))
+                .filter(|f| !f.is_missing());
             let row = Row {
                 agent,
                 status_class: class.as_str(),
                 google_class: match facts {
-                    Some(f) => f.probe_class.as_deref(),
+                    Some(f) => f.probe_class(),
+                    None if parsed => None,
                     None => class.status_meaning(),
                 },
-                root_allowed: facts.and_then(|f| f.root_allowed),
-                cc_class: facts.and_then(|f| f.cc_class.as_deref()),
-                named: facts.is_some_and(|f| f.named),
+                root_allowed: facts.and_then(AgentFacts::root_allowed),
+                cc_class: facts.and_then(AgentFacts::cc_class),
+                named: facts.is_some_and(AgentFacts::named),
                 doc_id: Some(end.doc_id),
-                url: self.urls.get(&end.doc_id).map(String::as_str),
-                start_url: self.urls.get(&start.doc_id).map(String::as_str),
+                url: self.urls.get(&end.doc_id).map(|u| &**u),
+                start_url: self.urls.get(&site.start).map(|u| &**u),
                 http_status: end.status,
                 redirect_hops: site.chain.hops,
                 captures: site.captures,
@@ -351,7 +362,7 @@ impl Context<'_> {
 
     /// The rows of a ranked site without any robots.txt capture in the crawl.
     fn uncaptured_rows(&self, site: &str, rank: i64, builder: &mut SitesBuilder) -> StatusClass {
-        for agent in self.agents {
+        for &(agent, _) in self.agents {
             builder.append(&Row {
                 agent,
                 status_class: StatusClass::NoCapture.as_str(),

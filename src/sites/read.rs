@@ -7,7 +7,7 @@
 //! keys; the few URLs the output shows are read again at the end), so a crawl of a
 //! million captures needs about 150 MB.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
@@ -20,6 +20,7 @@ use parquet::arrow::ProjectionMask;
 
 use super::urls::{lookup_key, SiteKey};
 use super::SitesError;
+use crate::robots::{ProbeClass, RuleSetClass};
 
 /// The id of a capture, as `documents.doc_id` holds it.
 pub type DocId = i64;
@@ -178,11 +179,12 @@ fn opt<'a>(a: &'a arrow_array::StringArray, i: usize) -> Option<&'a str> {
     a.is_valid(i).then(|| a.value(i))
 }
 
-/// The crawls of the documents table, each with the part files that hold it.
-pub fn crawls(files: &[PathBuf]) -> Result<BTreeMap<String, Vec<PathBuf>>, SitesError> {
-    let mut crawls: BTreeMap<String, Vec<PathBuf>> = BTreeMap::new();
+/// The crawls of the documents table, each with the part files that hold it and
+/// its number of rows (so its captures are read into a vector of the right size).
+pub fn crawls(files: &[PathBuf]) -> Result<BTreeMap<String, (Vec<PathBuf>, usize)>, SitesError> {
+    let mut crawls: BTreeMap<String, (Vec<PathBuf>, usize)> = BTreeMap::new();
     for path in files {
-        let mut seen = BTreeSet::new();
+        let mut seen: BTreeMap<String, usize> = BTreeMap::new();
         for batch in batches(path, &["crawl"])? {
             let batch = batch?;
             let col = Columns {
@@ -192,14 +194,19 @@ pub fn crawls(files: &[PathBuf]) -> Result<BTreeMap<String, Vec<PathBuf>>, Sites
             .str("crawl")?;
             for i in 0..col.len() {
                 if let Some(c) = opt(col, i) {
-                    if !seen.contains(c) {
-                        seen.insert(c.to_owned());
+                    match seen.get_mut(c) {
+                        Some(n) => *n += 1,
+                        None => {
+                            seen.insert(c.to_owned(), 1);
+                        }
                     }
                 }
             }
         }
-        for crawl in seen {
-            crawls.entry(crawl).or_default().push(path.clone());
+        for (crawl, n) in seen {
+            let entry = crawls.entry(crawl).or_default();
+            entry.0.push(path.clone());
+            entry.1 += n;
         }
     }
     Ok(crawls)
@@ -226,9 +233,10 @@ const DOCUMENT_COLUMNS: [&str; 13] = [
 pub fn read_crawl(
     files: &[PathBuf],
     crawl: &str,
+    rows: usize,
     key: SiteKey,
 ) -> Result<Vec<Capture>, SitesError> {
-    let mut captures = Vec::new();
+    let mut captures = Vec::with_capacity(rows);
     let mut columns = DOCUMENT_COLUMNS.to_vec();
     if key == SiteKey::RegistrableDomain {
         columns.push("registrable_domain");
@@ -299,11 +307,11 @@ pub fn read_crawl(
     Ok(captures)
 }
 
-/// The URLs of the captures in `wanted`, read again from `files`.
+/// The URLs of the captures in `wanted` (sorted doc ids), read again from `files`.
 pub fn read_urls(
     files: &[PathBuf],
-    wanted: &HashSet<DocId>,
-) -> Result<HashMap<DocId, String>, SitesError> {
+    wanted: &[DocId],
+) -> Result<HashMap<DocId, Box<str>>, SitesError> {
     let mut urls = HashMap::with_capacity(wanted.len());
     for path in files {
         for batch in batches(path, &["doc_id", "url"])? {
@@ -314,9 +322,9 @@ pub fn read_urls(
             };
             let (ids, col) = (c.i64("doc_id")?, c.str("url")?);
             for i in 0..batch.num_rows() {
-                if wanted.contains(&ids.value(i)) {
+                if wanted.binary_search(&ids.value(i)).is_ok() {
                     if let Some(url) = opt(col, i) {
-                        urls.insert(ids.value(i), url.to_owned());
+                        urls.insert(ids.value(i), url.into());
                     }
                 }
             }
@@ -325,19 +333,89 @@ pub fn read_urls(
     Ok(urls)
 }
 
-/// What the agents table says about one (capture, agent).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct AgentFacts {
-    pub named: bool,
-    pub root_allowed: Option<bool>,
-    pub probe_class: Option<String>,
-    pub cc_class: Option<String>,
+/// What the agents table says about one (capture, agent), in one byte: `named`
+/// (bit 0), `root_allowed` (bits 1-2: null, false, true), `probe_class` (bits 3-4:
+/// null or the index in [`ProbeClass::ALL`] + 1), `cc_class` (bits 5-7: null or
+/// the index in [`RuleSetClass::ALL`] + 1). A crawl's deciding captures times the
+/// agents asked can be tens of millions of these.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AgentFacts(u8);
+
+impl AgentFacts {
+    /// No agents row (root bits 3 never occur otherwise).
+    pub const MISSING: AgentFacts = AgentFacts(0b110);
+
+    fn pack(named: bool, root: Option<bool>, probe: u8, cc: u8) -> AgentFacts {
+        let root = match root {
+            None => 0,
+            Some(false) => 1,
+            Some(true) => 2,
+        };
+        AgentFacts(u8::from(named) | (root << 1) | (probe << 3) | (cc << 5))
+    }
+
+    pub fn is_missing(self) -> bool {
+        self == Self::MISSING
+    }
+
+    pub fn named(self) -> bool {
+        self.0 & 1 == 1
+    }
+
+    pub fn root_allowed(self) -> Option<bool> {
+        match (self.0 >> 1) & 0b11 {
+            1 => Some(false),
+            2 => Some(true),
+            _ => None,
+        }
+    }
+
+    pub fn probe_class(self) -> Option<&'static str> {
+        let code = usize::from((self.0 >> 3) & 0b11);
+        code.checked_sub(1)
+            .and_then(|i| ProbeClass::ALL.get(i))
+            .map(|c| c.as_str())
+    }
+
+    pub fn cc_class(self) -> Option<&'static str> {
+        let code = usize::from(self.0 >> 5);
+        code.checked_sub(1)
+            .and_then(|i| RuleSetClass::ALL.get(i))
+            .map(|c| c.as_str())
+    }
 }
 
-/// The agents rows of the captures in `wanted`, and every agent the files name.
+/// The code of a class name (0 for null), or `None` for a name this version does not know.
+fn code<T: Copy>(name: Option<&str>, all: &[T], as_str: impl Fn(T) -> &'static str) -> Option<u8> {
+    match name {
+        None => Some(0),
+        Some(name) => all
+            .iter()
+            .position(|c| as_str(*c) == name)
+            .and_then(|i| u8::try_from(i + 1).ok()),
+    }
+}
+
+/// The agents rows of the deciding captures: every agent the files name (sorted),
+/// and per capture one [`AgentFacts`] per agent, in the order agents were first seen.
+#[derive(Debug, Default)]
 pub struct AgentRows {
-    pub facts: HashMap<(DocId, String), AgentFacts>,
-    pub agents: BTreeSet<String>,
+    pub agents: Vec<String>,
+    /// For each of `agents`, its position in the rows of `facts`.
+    seen: Vec<usize>,
+    facts: HashMap<DocId, Vec<AgentFacts>>,
+}
+
+impl AgentRows {
+    /// The facts of `agent` (an index into `agents`) for a capture.
+    pub fn get(&self, doc: DocId, agent: usize) -> AgentFacts {
+        let column = self.seen.get(agent).copied().unwrap_or(usize::MAX);
+        self.facts
+            .get(&doc)
+            .and_then(|f| f.get(column))
+            .copied()
+            .unwrap_or(AgentFacts::MISSING)
+    }
 }
 
 /// The `agents` part files that go with `documents` part files: the same path
@@ -351,13 +429,12 @@ pub fn companion_files(out: &Path, documents: &[PathBuf], table: &str) -> Vec<Pa
         .collect()
 }
 
-/// Reads the agents rows of `wanted` captures from `files` (missing files are skipped:
-/// a run with `--tables` may have written no agents table).
-pub fn read_agents(files: &[PathBuf], wanted: &HashSet<DocId>) -> Result<AgentRows, SitesError> {
-    let mut rows = AgentRows {
-        facts: HashMap::new(),
-        agents: BTreeSet::new(),
-    };
+/// Reads the agents rows of the `wanted` captures (sorted doc ids) from `files`;
+/// files that do not exist are skipped (a run with `--tables` may have no agents table).
+pub fn read_agents(files: &[PathBuf], wanted: &[DocId]) -> Result<AgentRows, SitesError> {
+    // Agents are numbered as first seen (a run writes them in one order for every capture).
+    let mut index: HashMap<String, usize> = HashMap::new();
+    let mut facts: HashMap<DocId, Vec<AgentFacts>> = HashMap::with_capacity(wanted.len());
     for path in files.iter().filter(|p| p.is_file()) {
         let columns = [
             "doc_id",
@@ -382,23 +459,37 @@ pub fn read_agents(files: &[PathBuf], wanted: &HashSet<DocId>) -> Result<AgentRo
             let (probe, cc) = (c.str("probe_class")?, c.str("cc_class")?);
             for i in 0..batch.num_rows() {
                 let agent = agents.value(i);
-                if !rows.agents.contains(agent) {
-                    rows.agents.insert(agent.to_owned());
-                }
-                if !wanted.contains(&ids.value(i)) {
+                let next = index.len();
+                let a = match index.get(agent) {
+                    Some(&a) => a,
+                    None => *index.entry(agent.to_owned()).or_insert(next),
+                };
+                let id = ids.value(i);
+                if wanted.binary_search(&id).is_err() {
                     continue;
                 }
-                rows.facts.insert(
-                    (ids.value(i), agent.to_owned()),
-                    AgentFacts {
-                        named: named.value(i),
-                        root_allowed: root.is_valid(i).then(|| root.value(i)),
-                        probe_class: opt(probe, i).map(str::to_owned),
-                        cc_class: opt(cc, i).map(str::to_owned),
-                    },
-                );
+                let probe = code(opt(probe, i), &ProbeClass::ALL, ProbeClass::as_str)
+                    .ok_or_else(|| c.wrong("probe_class"))?;
+                let cc = code(opt(cc, i), &RuleSetClass::ALL, RuleSetClass::as_str)
+                    .ok_or_else(|| c.wrong("cc_class"))?;
+                let root = root.is_valid(i).then(|| root.value(i));
+                let row = facts.entry(id).or_default();
+                if row.len() <= a {
+                    row.resize(a + 1, AgentFacts::MISSING);
+                }
+                row[a] = AgentFacts::pack(named.value(i), root, probe, cc);
             }
         }
     }
-    Ok(rows)
+    for row in facts.values_mut() {
+        row.shrink_to_fit();
+    }
+    let mut agents: Vec<(String, usize)> = index.into_iter().collect();
+    agents.sort();
+    let seen = agents.iter().map(|(_, a)| *a).collect();
+    Ok(AgentRows {
+        agents: agents.into_iter().map(|(name, _)| name).collect(),
+        seen,
+        facts,
+    })
 }
