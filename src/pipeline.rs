@@ -574,11 +574,9 @@ fn ask_agents(
 ) {
     let paths: Vec<UrlPath<'_>> = urls.iter().map(|u| UrlPath::new(u.as_bytes())).collect();
     let root = paths.iter().position(|p| p.as_bytes() == b"/");
-    let probes = if batches.wants(Table::Agents) {
-        doc.probe_paths()
-    } else {
-        Vec::new()
-    };
+    // The agents table's readings; the probe paths are built only if an agent needs them.
+    let wants_classes = batches.wants(Table::Agents);
+    let probes = doc.probes();
     let answer = |agent: &str| {
         let verdicts: Vec<Verdict<'_>> = paths
             .iter()
@@ -590,22 +588,24 @@ fn ask_agents(
         };
         let summary = doc.agent_summary(agent.as_bytes());
         let class = classification(&summary, root_allowed);
-        let classes = (
-            doc.probe_class(agent.as_bytes(), &probes).1,
-            doc.rule_set_class(agent.as_bytes()),
-        );
+        let classes = wants_classes.then(|| {
+            (
+                doc.probe_class(agent.as_bytes(), &probes).1,
+                doc.rule_set_class(agent.as_bytes()),
+            )
+        });
         (verdicts, summary, root_allowed, class, classes)
     };
     let mut unnamed = None;
     for agent in &config.agents {
         let named;
-        let (verdicts, summary, root_allowed, class, (probe, cc)) =
-            if doc.names_agent(agent.as_bytes()) {
-                named = answer(agent);
-                &named
-            } else {
-                unnamed.get_or_insert_with(|| answer(agent))
-            };
+        let (verdicts, summary, root_allowed, class, classes) = if doc.names_agent(agent.as_bytes())
+        {
+            named = answer(agent);
+            &named
+        } else {
+            unnamed.get_or_insert_with(|| answer(agent))
+        };
         for (url, verdict) in urls.iter().zip(verdicts) {
             batches.verdict(doc_id, agent, url, verdict);
         }
@@ -617,8 +617,8 @@ fn ask_agents(
                 summary: Some(*summary),
                 root_allowed: Some(*root_allowed),
                 classification: class,
-                probe_class: Some(*probe),
-                cc_class: Some(*cc),
+                probe_class: classes.map(|c| c.0),
+                cc_class: classes.map(|c| c.1),
             },
         );
     }

@@ -11,8 +11,7 @@
 //!   it, else the `*` groups) compared with `{Disallow: /}` (disallow all) and the
 //!   rule sets that allow everything.
 
-use super::matcher::Scope;
-use super::model::{RobotsTxt, RuleKind};
+use super::model::{Group, RobotsTxt, Rule, RuleKind};
 use super::url::UrlPath;
 
 /// The dummy path the Somesite study adds to its probes, so that a file allowing
@@ -74,7 +73,28 @@ impl RuleSetClass {
 /// Values whose single rule, as an Allow, allows everything (Common Crawl's list).
 const ALLOW_ALL_VALUES: [&[u8]; 4] = [b"/", b"*", b"/*", b""];
 
+/// The probe paths of one document, built the first time an agent needs them:
+/// most agents are decided without probing.
+pub struct Probes<'d, 'a> {
+    doc: &'d RobotsTxt<'a>,
+    paths: std::cell::OnceCell<Vec<UrlPath<'static>>>,
+}
+
+impl Probes<'_, '_> {
+    pub fn paths(&self) -> &[UrlPath<'static>] {
+        self.paths.get_or_init(|| self.doc.probe_paths())
+    }
+}
+
 impl<'a> RobotsTxt<'a> {
+    /// The lazily built [`RobotsTxt::probe_paths`] of this document.
+    pub fn probes(&self) -> Probes<'_, 'a> {
+        Probes {
+            doc: self,
+            paths: std::cell::OnceCell::new(),
+        }
+    }
+
     /// The probe URLs of the Somesite reading, the same for every agent: `/`, then
     /// each distinct non-empty allow/disallow value in file order (one trailing `$`
     /// dropped), then [`DUMMY_PROBE_PATH`]. Each value is appended to a site root
@@ -102,56 +122,76 @@ impl<'a> RobotsTxt<'a> {
     }
 
     /// Whether robots.cc allows `/` for `agent`, and the Somesite class over
-    /// `probes` (from [`RobotsTxt::probe_paths`]; `/` among them is skipped).
-    pub fn probe_class(&self, agent: &[u8], probes: &[UrlPath<'_>]) -> (bool, ProbeClass) {
+    /// `probes` (the paths are built on first use; `/` among them is skipped).
+    pub fn probe_class(&self, agent: &[u8], probes: &Probes<'_, '_>) -> (bool, ProbeClass) {
         let root = self.verdict(agent, b"/").allowed;
-        if !self.names_agent(agent) && !self.has_star_group() {
+        let Some(rules) = self.applicable_rules(agent) else {
+            return (root, ProbeClass::None);
+        };
+        // Shortcuts that need no probe (most files): nothing can be disallowed without
+        // a non-empty disallow rule; nothing is allowed when a disallow rule matches
+        // every path (all probes start with '/') and no non-empty allow rule exists.
+        let (mut allow, mut disallow, mut everything) = (false, false, false);
+        for rule in rules.filter(|r| !r.pattern.is_empty()) {
+            match rule.kind {
+                RuleKind::Allow => allow = true,
+                RuleKind::Disallow => {
+                    disallow = true;
+                    everything |= matches!(&*rule.pattern, b"/" | b"*" | b"/*");
+                }
+            }
+        }
+        if root && !disallow {
             return (root, ProbeClass::None);
         }
-        let other = probes.iter().filter(|p| p.as_bytes() != b"/");
-        let class = if root {
-            let disallowed = other
-                .into_iter()
-                .any(|p| !self.verdict_for_path(agent, p).allowed);
-            if disallowed {
-                ProbeClass::Partial
-            } else {
-                ProbeClass::None
-            }
-        } else {
-            let allowed = other
-                .into_iter()
-                .any(|p| self.verdict_for_path(agent, p).allowed);
-            if allowed {
-                ProbeClass::Partial
-            } else {
-                ProbeClass::Full
-            }
+        if !root && !allow && everything {
+            return (root, ProbeClass::Full);
+        }
+        let mut other = probes.paths().iter().filter(|p| p.as_bytes() != b"/");
+        let class = match (
+            root,
+            other.any(|p| self.verdict_for_path(agent, p).allowed != root),
+        ) {
+            (_, true) => ProbeClass::Partial,
+            (true, false) => ProbeClass::None,
+            (false, false) => ProbeClass::Full,
         };
         (root, class)
+    }
+
+    /// The rules of the groups robots.cc applies to `agent`: those naming it
+    /// (merged), else the `*` groups; `None` when no group applies.
+    fn applicable_rules<'s>(
+        &'s self,
+        agent: &'s [u8],
+    ) -> Option<impl Iterator<Item = &'s Rule<'a>> + 's> {
+        let named = self.names_agent(agent);
+        if !named && !self.has_star_group() {
+            return None;
+        }
+        let applies = move |group: &&Group| {
+            if named {
+                self.group_agents(group).iter().any(|a| a.names(agent))
+            } else {
+                group.has_star
+            }
+        };
+        Some(
+            self.groups
+                .iter()
+                .filter(applies)
+                .flat_map(|g| self.group_rules(g)),
+        )
     }
 
     /// Common Crawl's exact-rule-set class of `agent`, over the groups robots.cc
     /// applies to it (groups naming it, merged; else the `*` groups). Repeated rules
     /// count once: the rule set is a set.
     pub fn rule_set_class(&self, agent: &[u8]) -> RuleSetClass {
-        let summary_scope = if self.names_agent(agent) {
-            Scope::Named
-        } else if self.has_star_group() {
-            Scope::Star
-        } else {
+        let Some(applicable) = self.applicable_rules(agent) else {
             return RuleSetClass::NotAddressed;
         };
-        let mut rules: Vec<(RuleKind, &[u8])> = Vec::new();
-        for group in &self.groups {
-            let applies = match summary_scope {
-                Scope::Named => self.group_agents(group).iter().any(|a| a.names(agent)),
-                _ => group.has_star,
-            };
-            if applies {
-                rules.extend(self.group_rules(group).iter().map(|r| (r.kind, r.value)));
-            }
-        }
+        let mut rules: Vec<(RuleKind, &[u8])> = applicable.map(|r| (r.kind, r.value)).collect();
         rules.sort_unstable();
         rules.dedup();
         match rules.as_slice() {
@@ -170,8 +210,7 @@ mod tests {
 
     fn probe(body: &str, agent: &str) -> (bool, ProbeClass) {
         let doc = RobotsTxt::parse(body.as_bytes());
-        let probes = doc.probe_paths();
-        doc.probe_class(agent.as_bytes(), &probes)
+        doc.probe_class(agent.as_bytes(), &doc.probes())
     }
 
     #[test]

@@ -27,7 +27,7 @@ pub mod pattern;
 pub mod tokenize;
 pub mod url;
 
-pub use classify::{ProbeClass, RuleSetClass, DUMMY_PROBE_PATH};
+pub use classify::{ProbeClass, Probes, RuleSetClass, DUMMY_PROBE_PATH};
 pub use lint::{Code, Finding, Severity};
 pub use matcher::{AgentSummary, Scope, Verdict};
 pub use model::{
