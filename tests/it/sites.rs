@@ -431,3 +431,89 @@ fn queries_reproduce_the_published_shapes() {
         &header
     );
 }
+
+/// The agents table's readings (`probe_class`, `cc_class`, root verdict) on every real
+/// body of ../shared/corpus/robots with at most 150 rules, against robots.cc
+/// (tests/sites/corpus_classes.py). Where robots.cc's escaping changed a rule value
+/// (the oracle reports escaped values, the probes use them as written) only the root
+/// verdict is compared.
+#[test]
+fn agent_classes_agree_with_robots_cc_on_the_corpus() {
+    let out = scratch("sites-corpus-classes").join("classes.jsonl");
+    let made = Command::new(python())
+        .arg(repo().join("tests/sites/corpus_classes.py"))
+        .arg(crate::support::shared())
+        .arg(&out)
+        .output()
+        .expect("run corpus_classes.py");
+    assert!(
+        made.status.success(),
+        "{}",
+        String::from_utf8_lossy(&made.stderr)
+    );
+    let (mut bodies, mut compared, mut mismatches) = (0, 0, Vec::new());
+    for line in std::fs::read_to_string(&out)
+        .expect("oracle output")
+        .lines()
+    {
+        let record: Value = serde_json::from_str(line).expect("JSON line");
+        let file = record["file"].as_str().expect("file");
+        let body = std::fs::read(crate::support::shared().join("corpus/robots").join(file))
+            .expect("corpus body");
+        let doc = robots_census::robots::RobotsTxt::parse(&body);
+        let values: Vec<&str> = record["values"]
+            .as_array()
+            .expect("values")
+            .iter()
+            .map(|v| v.as_str().expect("value"))
+            .collect();
+        let as_written = doc.rules.len() == values.len()
+            && doc
+                .rules
+                .iter()
+                .zip(&values)
+                .all(|(r, v)| r.value == v.as_bytes());
+        let probes = doc.probes();
+        bodies += 1;
+        compared += usize::from(as_written);
+        let root = record["root"].as_str().expect("root").as_bytes();
+        for (i, agent) in record["agents"]
+            .as_array()
+            .expect("agents")
+            .iter()
+            .enumerate()
+        {
+            let agent = agent.as_str().expect("agent");
+            let (got_root, probe) = doc.probe_class(agent.as_bytes(), &probes);
+            let cc = doc.rule_set_class(agent.as_bytes());
+            let mut got = vec![("root", got_root.to_string(), (root[i] == b'1').to_string())];
+            if as_written {
+                got.push((
+                    "probe",
+                    probe.as_str().into(),
+                    record["probe"][i].as_str().unwrap_or_default().into(),
+                ));
+                got.push((
+                    "cc",
+                    cc.as_str().into(),
+                    record["cc"][i].as_str().unwrap_or_default().into(),
+                ));
+            }
+            for (what, have, want) in got {
+                if have != want {
+                    mismatches.push(format!(
+                        "{file}: {agent}: {what}: robots-census {have}, robots.cc {want}"
+                    ));
+                }
+            }
+        }
+    }
+    assert!(bodies > 6000, "{bodies} bodies");
+    assert!(compared > 6000, "{compared} bodies compared in full");
+    assert!(
+        mismatches.is_empty(),
+        "{} mismatches:\n{}",
+        mismatches.len(),
+        mismatches[..mismatches.len().min(20)].join("\n")
+    );
+}
