@@ -74,6 +74,7 @@ impl InputReport {
             "warnings": self.warnings,
             "unreadable": self.unreadable,
             "findings": self.findings,
+            "psl_version": crate::sites::psl_version(),
             "rows": self.rows,
             "files": files.iter().map(|(t, rows, p)| serde_json::json!({"table": t.name(), "rows": rows, "path": p.file_name().map(|n| n.to_string_lossy().into_owned())})).collect::<Vec<_>>(),
         })

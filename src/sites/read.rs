@@ -175,7 +175,7 @@ impl<'a> Columns<'a> {
     }
 }
 
-fn opt<'a>(a: &'a arrow_array::StringArray, i: usize) -> Option<&'a str> {
+fn opt(a: &arrow_array::StringArray, i: usize) -> Option<&str> {
     a.is_valid(i).then(|| a.value(i))
 }
 

@@ -121,7 +121,7 @@ impl SiteKey {
 
     /// The site of a host (`host[:port]`, lower-cased). A host without a
     /// registrable domain (an IP address, a bare public suffix) is its own site.
-    pub fn site_of<'a>(self, host: &'a str) -> &'a str {
+    pub fn site_of(self, host: &str) -> &str {
         let name = host_name(host);
         match self {
             SiteKey::Host => name,
