@@ -42,6 +42,17 @@ doc:
 test: venv check-fmt clippy doc
 	ROBOTS_CENSUS_PYTHON=$(abspath $(PYTHON)) $(CARGO) test --release --locked
 
+# A long generative differential campaign against Google's parser: the test `make test`
+# runs with 100,000 questions (tests/it/generative/), asked N questions with seed SEED.
+# One process pair (the test and the Python oracle), so it takes about one core.
+N    ?= 1000000
+SEED ?= 1
+
+.PHONY: fuzz
+fuzz: venv
+	ROBOTS_CENSUS_PYTHON=$(abspath $(PYTHON)) ROBOTS_CENSUS_FUZZ_QUESTIONS=$(N) ROBOTS_CENSUS_FUZZ_SEED=$(SEED) \
+	  $(CARGO) test --release --locked --test it -- --exact generative::generated_bodies_agree_with_robots_cc --nocapture
+
 # Regenerate schemas/<table>.json from the code (then review the diff).
 schemas:
 	UPDATE_SCHEMAS=1 $(CARGO) test --release --locked --test it schema

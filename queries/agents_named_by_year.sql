@@ -22,14 +22,14 @@
 
 WITH s AS (
     SELECT DISTINCT crawl, site, doc_id, rank
-    FROM read_parquet('out/sites/**/*.parquet')
+    FROM read_parquet('out/sites/*/*.parquet')
     WHERE status_class IN ('Robots.txt with rules', 'Robots.txt no rules')
 ),
 named AS (
     SELECT DISTINCT s.crawl, s.site, s.rank, lower(g.ua) AS useragent
     FROM s
     JOIN (SELECT doc_id, unnest(user_agents) AS ua
-          FROM read_parquet('out/groups/**/*.parquet')) g USING (doc_id)
+          FROM read_parquet('out/groups/*/*.parquet')) g USING (doc_id)
 ),
 strata AS (
     SELECT * FROM (VALUES ('1k', 1000, 1), ('10k', 10000, 2), ('50k', 50000, 3),

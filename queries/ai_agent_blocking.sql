@@ -29,7 +29,7 @@
 
 WITH latest AS (
     SELECT *
-    FROM read_parquet('out/documents/*.parquet')
+    FROM read_parquet('out/documents/*/*.parquet')
     WHERE host IS NOT NULL
       AND regexp_matches(url, '^https?://[^/?#]+/([^?#]*/)?robots\.txt([?#]|$)', 'i')
     QUALIFY row_number() OVER (
@@ -37,7 +37,7 @@ WITH latest AS (
 ),
 a AS (
     SELECT ag.*
-    FROM read_parquet('out/agents/*.parquet') ag
+    FROM read_parquet('out/agents/*/*.parquet') ag
     JOIN latest USING (doc_id)
 ),
 counts AS (

@@ -25,11 +25,11 @@
 
 WITH sites AS (
     SELECT DISTINCT crawl, site, status_class, rank
-    FROM read_parquet('out/sites/**/*.parquet')
+    FROM read_parquet('out/sites/*/*.parquet')
     WHERE rank IS NOT NULL
 ),
 crawls AS (
-    SELECT DISTINCT crawl FROM read_parquet('out/sites/**/*.parquet')
+    SELECT DISTINCT crawl FROM read_parquet('out/sites/*/*.parquet')
 ),
 strata AS (
     SELECT * FROM (VALUES ('1k', 1000, 1), ('10k', 10000, 2), ('50k', 50000, 3),

@@ -21,7 +21,7 @@
 
 WITH latest AS (
     SELECT *
-    FROM read_parquet('out/documents/*.parquet')
+    FROM read_parquet('out/documents/*/*.parquet')
     WHERE host IS NOT NULL
       AND regexp_matches(url, '^https?://[^/?#]+/([^?#]*/)?robots\.txt([?#]|$)', 'i')
     QUALIFY row_number() OVER (
@@ -33,7 +33,7 @@ parsed AS (
 ),
 delays AS (
     SELECT p.host, g.group_index, g.crawl_delay, g.product_tokens
-    FROM read_parquet('out/groups/*.parquet') g
+    FROM read_parquet('out/groups/*/*.parquet') g
     JOIN parsed p USING (doc_id)
     WHERE g.crawl_delay IS NOT NULL
 ),

@@ -27,7 +27,7 @@
 CREATE OR REPLACE VIEW latest_capture_per_host AS
 WITH latest AS (
     SELECT *, count(*) OVER (PARTITION BY host) AS captures
-    FROM read_parquet('out/documents/*.parquet')
+    FROM read_parquet('out/documents/*/*.parquet')
     WHERE host IS NOT NULL
       AND regexp_matches(url, '^https?://[^/?#]+/([^?#]*/)?robots\.txt([?#]|$)', 'i')
     QUALIFY row_number() OVER (

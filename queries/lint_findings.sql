@@ -20,7 +20,7 @@
 
 WITH docs AS (
     SELECT *
-    FROM read_parquet('out/documents/*.parquet')
+    FROM read_parquet('out/documents/*/*.parquet')
     WHERE regexp_matches(url, '^https?://[^/?#]+/([^?#]*/)?robots\.txt([?#]|$)', 'i')
 ),
 latest AS (
@@ -37,7 +37,7 @@ SELECT e.code,
        count(DISTINCT d.host) AS hosts,
        count(DISTINCT l.host) AS latest_hosts,
        min(e.excerpt) AS example
-FROM read_parquet('out/errors/*.parquet') e
+FROM read_parquet('out/errors/*/*.parquet') e
 JOIN docs d USING (doc_id)
 LEFT JOIN latest l USING (doc_id)
 WHERE e.origin = 'lint'

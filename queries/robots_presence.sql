@@ -21,7 +21,7 @@
 
 WITH latest AS (
     SELECT *
-    FROM read_parquet('out/documents/*.parquet')
+    FROM read_parquet('out/documents/*/*.parquet')
     WHERE host IS NOT NULL
       AND regexp_matches(url, '^https?://[^/?#]+/([^?#]*/)?robots\.txt([?#]|$)', 'i')
     QUALIFY row_number() OVER (

@@ -25,7 +25,7 @@
 
 WITH latest AS (
     SELECT *
-    FROM read_parquet('out/documents/*.parquet')
+    FROM read_parquet('out/documents/*/*.parquet')
     WHERE host IS NOT NULL
       AND regexp_matches(url, '^https?://[^/?#]+/([^?#]*/)?robots\.txt([?#]|$)', 'i')
     QUALIFY row_number() OVER (
@@ -42,7 +42,7 @@ per_host AS (
            count(s.line) FILTER (WHERE s.is_absolute AND s.same_host) AS same_host,
            count(s.line) FILTER (WHERE s.is_absolute AND NOT s.same_host) AS cross_host
     FROM parsed p
-    LEFT JOIN read_parquet('out/sitemaps/*.parquet') s USING (doc_id)
+    LEFT JOIN read_parquet('out/sitemaps/*/*.parquet') s USING (doc_id)
     GROUP BY p.host
 ),
 measures AS (

@@ -20,13 +20,13 @@
 
 WITH docs AS (
     SELECT *
-    FROM read_parquet('out/documents/*.parquet')
+    FROM read_parquet('out/documents/*/*.parquet')
     WHERE regexp_matches(url, '^https?://[^/?#]+/([^?#]*/)?robots\.txt([?#]|$)', 'i')
       AND record_kind <> 'revisit'
 ),
 latest AS (
     SELECT *
-    FROM read_parquet('out/documents/*.parquet')
+    FROM read_parquet('out/documents/*/*.parquet')
     WHERE host IS NOT NULL
       AND regexp_matches(url, '^https?://[^/?#]+/([^?#]*/)?robots\.txt([?#]|$)', 'i')
     QUALIFY row_number() OVER (

@@ -19,7 +19,7 @@
 
 WITH docs AS (
     SELECT *
-    FROM read_parquet('out/documents/*.parquet')
+    FROM read_parquet('out/documents/*/*.parquet')
     WHERE regexp_matches(url, '^https?://[^/?#]+/([^?#]*/)?robots\.txt([?#]|$)', 'i')
 ),
 latest AS (

@@ -18,7 +18,7 @@
 
 WITH latest AS (
     SELECT *
-    FROM read_parquet('out/documents/*.parquet')
+    FROM read_parquet('out/documents/*/*.parquet')
     WHERE host IS NOT NULL
       AND regexp_matches(url, '^https?://[^/?#]+/([^?#]*/)?robots\.txt([?#]|$)', 'i')
     QUALIFY row_number() OVER (
@@ -32,7 +32,7 @@ named AS (
     SELECT p.host, g.group_index,
            unnest(g.product_tokens) AS product_token,
            unnest(g.user_agents) AS user_agent
-    FROM read_parquet('out/groups/*.parquet') g
+    FROM read_parquet('out/groups/*/*.parquet') g
     JOIN parsed p USING (doc_id)
 )
 SELECT product_token,

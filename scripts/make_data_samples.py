@@ -85,7 +85,7 @@ def main():
     warcinfo_id = rid("warcinfo")
     path = os.path.join(OUT, "cc-robotstxt-sample.warc.gz")
     with open(path, "wb") as out:
-        info = b"software: robots-census scripts/make_data_samples.py\r\nformat: WARC File Format 1.0\r\ndescription: Common Crawl-style robotstxt sample built from scrapy/protego test bodies (BSD-3-Clause)\r\n"
+        info = b"software: robots-census scripts/make_data_samples.py\r\nformat: WARC File Format 1.0\r\nisPartOf: CC-MAIN-2026-48\r\ndescription: Common Crawl-style robotstxt sample built from scrapy/protego test bodies (BSD-3-Clause)\r\n"
         out.write(record("warcinfo", [("WARC-Date", "2026-11-01T00:00:00Z"), ("WARC-Record-ID", warcinfo_id), ("WARC-Filename", "cc-robotstxt-sample.warc.gz"), ("Content-Type", "application/warc-fields")], info))
         for i, name in enumerate(picked):
             host = name[:-4]

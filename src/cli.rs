@@ -20,6 +20,8 @@ pub enum Command {
     Check(crate::check::CheckArgs),
     /// Print the lint findings of one robots.txt.
     Lint(crate::check::LintArgs),
+    /// Report which tasks of a dataset are done; write <OUT>/_SUCCESS when all are.
+    Status(crate::status::StatusArgs),
     /// Per crawl, site and agent: the capture that decides and what it says (after `run`).
     Sites(SitesArgs),
 }
@@ -69,22 +71,27 @@ pub struct SitesArgs {
 }
 
 const RUN_AFTER_HELP: &str = "\
-Output: <OUT>/<table>/<input-part>.parquet for the tables documents, groups, rules,
-sitemaps, errors, verdicts, agents (see --tables), and <OUT>/_manifests/<input-part>.json
-per input.
+Output: <OUT>/<table>/crawl=<CRAWL>/<task>.parquet for the tables documents, groups, rules,
+sitemaps, errors, verdicts, agents (see --tables), <OUT>/_manifests/<task>.json per task
+(written last), and <OUT>/_dataset.json (the settings). A task is K consecutive inputs of
+the sorted input list (--inputs-per-task).
 
 Exit codes:
   0  every input was read completely
   1  the run finished, but some inputs or records were skipped (see the errors table)
-  2  usage error, output cannot be written, or (with --strict) anything was skipped
-  130  interrupted (Ctrl-C); completed inputs are kept, rerun with --resume";
+  2  usage error, output cannot be written, or (with --strict) anything was skipped:
+     do not retry
+  75 some input failed for a reason worth retrying (network retries exhausted): its
+     task has no manifest marked done; run the same command again (with --resume)
+  130  interrupted (Ctrl-C or SIGTERM); completed tasks are kept, rerun with --resume";
 
 /// Arguments of `robots-census run`.
 #[derive(Debug, clap::Args)]
 #[command(after_help = RUN_AFTER_HELP)]
 pub struct RunArgs {
-    /// Input files (.warc, .warc.gz, .warc.zst, .csv, .csv.gz, .csv.zst) or directories (recursed).
-    /// The format is detected from the content.
+    /// Input files (.warc, .warc.gz, .warc.zst, .csv, .csv.gz, .csv.zst) or directories
+    /// (recursed, following symbolic links, cycles and the --out directory skipped).
+    /// The format is detected from the content. An input named twice is read once.
     pub inputs: Vec<PathBuf>,
 
     /// Read more input paths from FILE, one per line (like Common Crawl's robotstxt.paths).
@@ -103,7 +110,8 @@ pub struct RunArgs {
     #[arg(long, short)]
     pub quiet: bool,
 
-    /// Skip inputs whose manifest already exists in --out (continue a killed run).
+    /// Skip tasks whose manifest already exists in --out (continue a killed run); refused
+    /// when --out was made with other settings.
     #[arg(long, conflicts_with = "overwrite")]
     pub resume: bool,
 
@@ -134,12 +142,28 @@ pub struct RunArgs {
     pub paths: String,
 
     /// Keep at most N URLs per host from --urls (deterministic sample, see --seed).
-    #[arg(long, value_name = "N")]
-    pub urls_per_host: Option<usize>,
+    #[arg(long, value_name = "N", default_value_t = 100)]
+    pub urls_per_host: usize,
 
     /// Seed of the per-host URL sample.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
+
+    /// Run only the tasks with index % N == I: `I/N`, or `auto/N` to take I from
+    /// JOB_COMPLETION_INDEX (Kubernetes Indexed Job) or AWS_BATCH_JOB_ARRAY_INDEX.
+    /// Shards of one input list and flags write disjoint tasks of one dataset.
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<String>,
+
+    /// Inputs per task: each task writes one part per table and one manifest
+    /// [default: the smallest K giving at most 1,500 tasks].
+    #[arg(long, value_name = "K")]
+    pub inputs_per_task: Option<usize>,
+
+    /// The `crawl` of inputs that name none (no warcinfo isPartOf, no CC-MAIN-YYYY-WW
+    /// in their path).
+    #[arg(long, value_name = "NAME", default_value = "unknown")]
+    pub default_crawl: String,
 
     /// CSV column holding the robots.txt URL.
     #[arg(long, default_value = "url", value_name = "NAME")]

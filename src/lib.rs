@@ -24,4 +24,5 @@ pub mod pipeline;
 pub mod progress;
 pub mod robots;
 pub mod sites;
+pub mod status;
 pub mod verdicts;

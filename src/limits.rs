@@ -30,6 +30,27 @@ pub const MAX_FINDINGS_PER_CODE: usize = 100;
 /// loaded; a larger one is reported and frames that need it fail one by one.
 pub const MAX_ZSTD_DICT_BYTES: usize = 4 * 1024 * 1024;
 
-/// Largest zstd window (log2) a frame may ask for, so a hostile frame cannot make the
-/// decoder allocate more than 8 MiB; per-record frames use far smaller windows.
-pub const ZSTD_WINDOW_LOG_MAX: u32 = 23;
+/// Largest zstd window (log2) a frame may ask for: 31, the most the format and the zstd
+/// CLI allow (`zstd --long=31`; `--long` alone is 27), so every valid `.warc.zst` decodes.
+///
+/// Memory cost: while a frame decodes, the decoder holds a window buffer of
+/// min(window, frame content size) bytes (libzstd decodes a frame whose whole content fits
+/// the 64 KiB output buffer without one). A per-record frame or a small file costs its own
+/// size; a large file compressed as one frame with `--long=N` costs up to 2^N bytes
+/// (128 MiB for `--long`, 2 GiB for `--long=31`) per input being read, that is per worker
+/// thread. Pages are touched only as output is produced, so resident memory is at most
+/// min(window, bytes decoded). A frame declaring a larger window is not valid zstd and
+/// fails as `zstd_corrupt_frame`.
+pub const ZSTD_WINDOW_LOG_MAX: u32 = 31;
+
+/// Separator bytes (CR, LF, NUL) accepted silently between two WARC records. A record
+/// ends with CRLF CRLF; real writers add a few more (the shared corpus has at most 6:
+/// `NUL NUL CR LF CR LF`). A longer run is a zero-filled or blanked region, possibly a
+/// whole record, and is reported as `warc_padding` with its offset and length.
+pub const MAX_RECORD_GAP: u64 = 16;
+
+/// Verdict questions (agents x URLs) asked of one document at most. Each is a row
+/// of `verdicts`; a run asking more is refused as a usage error, since a long
+/// `--paths` list with a few agents once needed over 1 GB. Chunks shrink as the
+/// questions grow (see `pipeline::stream`), so memory stays bounded up to this.
+pub const MAX_QUESTIONS_PER_DOCUMENT: usize = 10_000;

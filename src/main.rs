@@ -13,6 +13,7 @@ fn main() -> ExitCode {
         Command::Run(a) => run(a),
         Command::Check(a) => robots_census::check::check(a),
         Command::Lint(a) => robots_census::check::lint(a),
+        Command::Status(a) => robots_census::status::status(a),
         Command::Sites(a) => sites(a),
     }
 }
@@ -59,7 +60,7 @@ fn run(args: &RunArgs) -> ExitCode {
     if let Err(e) =
         ctrlc::set_handler(|| INTERRUPTED.store(true, std::sync::atomic::Ordering::Relaxed))
     {
-        eprintln!("robots-census: warning: cannot install the Ctrl-C handler: {e}");
+        eprintln!("robots-census: warning: cannot install the Ctrl-C / SIGTERM handler: {e}");
     }
     match pipeline::run(&config) {
         Ok(summary) => {
@@ -68,12 +69,14 @@ fn run(args: &RunArgs) -> ExitCode {
             }
             match (summary.had_problems(), config.strict) {
                 (false, _) => ExitCode::SUCCESS,
+                // Worth running again: engines retry on 75 (EX_TEMPFAIL).
+                _ if summary.had_transient_failures() => ExitCode::from(75),
                 (true, false) => ExitCode::from(1),
                 (true, true) => ExitCode::from(2),
             }
         }
         Err(PipelineError::Interrupted) => {
-            eprintln!("robots-census: interrupted; completed inputs are kept, rerun with --resume to continue");
+            eprintln!("robots-census: interrupted; completed tasks are kept, rerun with --resume to continue");
             ExitCode::from(130)
         }
         Err(e) => {

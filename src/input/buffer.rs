@@ -5,6 +5,10 @@
 //! source reports a problem (a corrupt gzip member, an I/O error), the window ends there
 //! until the reader has consumed every byte before it and acknowledged the problem with
 //! [`Buffered::take_break`], so bytes from both sides of a break are never mixed.
+//! A decompressor can also *mark* where a member starts: the bytes from the mark stay in
+//! the buffer after they are consumed (up to [`MARK_MAX`]), so when the member turns out
+//! corrupt after its decoder ran on into the following members, reading can go back to
+//! the next member start among them ([`Buffered::rewind_to`]) instead of losing them.
 
 use std::io::Read;
 
@@ -16,6 +20,10 @@ use crate::limits::MAX_HEADER_BYTES;
 pub(crate) const BUF_SIZE: usize = 64 * 1024;
 /// A buffer grows up to this to hold a whole header block contiguously.
 pub(crate) const BUF_MAX: usize = MAX_HEADER_BYTES + BUF_SIZE;
+
+/// Most consumed bytes kept behind a mark. A corrupt gzip member / zstd frame longer
+/// than this cannot be gone back over; Common Crawl members are a few KiB.
+pub(crate) const MARK_MAX: usize = 1 << 20;
 
 /// A producer of bytes; `Err` is a break (reported once, reading may go on after it).
 pub(crate) trait Source: Send {
@@ -73,6 +81,8 @@ pub(crate) struct Buffered<S> {
     pos: u64,
     eof: bool,
     brk: Option<InputProblem>,
+    /// Stream offset from which consumed bytes are kept, see [`Buffered::set_mark`].
+    mark: Option<u64>,
 }
 
 impl<S: Source> Buffered<S> {
@@ -85,6 +95,56 @@ impl<S: Source> Buffered<S> {
             pos: 0,
             eof: false,
             brk: None,
+            mark: None,
+        }
+    }
+
+    /// Keeps the bytes from the current position on, even once consumed, until the next
+    /// mark or until more than [`MARK_MAX`] of them are consumed.
+    pub(crate) fn set_mark(&mut self) {
+        self.mark = Some(self.pos);
+    }
+
+    /// The mark's stream offset and the bytes held from it (consumed ones first), while
+    /// the mark holds.
+    pub(crate) fn since_mark(&self) -> Option<(u64, &[u8])> {
+        let m = self.mark?;
+        let back = usize::try_from(self.pos.checked_sub(m)?).ok()?;
+        let from = self.start.checked_sub(back)?;
+        Some((m, self.buf.get(from..self.end)?))
+    }
+
+    /// Goes back to stream offset `p`, between the mark and the current position; false
+    /// (and nothing changes) when the bytes there are no longer held.
+    pub(crate) fn rewind_to(&mut self, p: u64) -> bool {
+        let Some(m) = self.mark else {
+            return false;
+        };
+        if p < m || p > self.pos {
+            return false;
+        }
+        let Ok(back) = usize::try_from(self.pos - p) else {
+            return false;
+        };
+        let Some(start) = self.start.checked_sub(back) else {
+            return false;
+        };
+        self.start = start;
+        self.pos = p;
+        true
+    }
+
+    /// Consumed bytes the mark still holds (dropping a mark that fell too far behind).
+    fn held(&mut self) -> usize {
+        let Some(m) = self.mark else {
+            return 0;
+        };
+        match usize::try_from(self.pos.saturating_sub(m)) {
+            Ok(back) if back <= MARK_MAX && back <= self.start => back,
+            _ => {
+                self.mark = None;
+                0
+            }
         }
     }
 
@@ -94,10 +154,11 @@ impl<S: Source> Buffered<S> {
         let want = want.min(BUF_MAX);
         while self.end - self.start < want && !self.eof && self.brk.is_none() {
             if self.end == self.buf.len() || self.buf.len() - self.start < want {
-                self.buf.copy_within(self.start..self.end, 0);
-                self.end -= self.start;
-                self.start = 0;
-                let need = want.max(BUF_SIZE);
+                let from = self.start - self.held();
+                self.buf.copy_within(from..self.end, 0);
+                self.end -= from;
+                self.start -= from;
+                let need = self.start + want.max(BUF_SIZE);
                 if self.buf.len() < need {
                     self.buf.resize(need, 0);
                 }
@@ -143,5 +204,9 @@ impl<S: Source> Buffered<S> {
 
     pub(crate) fn source(&self) -> &S {
         &self.src
+    }
+
+    pub(crate) fn source_mut(&mut self) -> &mut S {
+        &mut self.src
     }
 }

@@ -1,25 +1,38 @@
 //! CSV dumps of robots.txt bodies: header row + rows in, one [`Event`] per row out.
 //!
-//! Columns are chosen by header name ([`CsvOptions`]). The parser is a small RFC 4180
-//! state machine written here rather than the `csv` crate, because that crate holds a
-//! whole record in memory and a body cell can be 100 MB: here every field streams, the
-//! body into [`Capture::keep`] (capped), the URL/host and status into small capped
-//! buffers, and unused columns are only counted. Quoted fields may span lines; a row
-//! with the wrong number of fields is one `csv_bad_row` problem and the next row is read.
+//! Columns are chosen by header name ([`CsvOptions`]). Fields are split by `csv-core`
+//! (RFC 4180, lenient like the `csv` crate: text after a closing quote is kept), one
+//! field piece at a time into a small scratch buffer, so no cell is ever held whole: the
+//! body streams into [`Capture::keep`] (capped), the URL/host and status into small capped
+//! buffers, and unused columns are dropped. This reader adds what `csv-core` leaves to its
+//! caller: byte offsets and line numbers of rows, blank-line skipping at row starts, the
+//! field count check, an unterminated quote at the end of the input, decompression breaks
+//! (the row they cut is a problem; the parser restarts after them), and resynchronisation:
+//! a bad row that spans several lines is retried from its second line (its bytes are held
+//! by a buffer mark, up to [`MARK_MAX`](super::buffer::MARK_MAX)), because one damaged
+//! quote otherwise swallows or splits every row after it. While resynchronising, a row
+//! counts only with an http(s) URL (a host name for a host column) and an empty or valid
+//! status; the bad rows up to the next good one are one `csv_bad_row` problem.
 
-use super::decompress::Stream;
+use csv_core::{ReadFieldResult, Reader};
+
+use super::decompress::{take_notices, Stream};
 use super::error::InputError;
+use super::http::parse_status_line;
 use super::{Capture, CaptureKind, CaptureReader, CsvOptions, Event, InputProblem};
 use crate::limits::MAX_HEADER_BYTES;
 
 /// Longest URL/host cell kept (longer ones are cut and warned about).
 const URL_CAP: usize = MAX_HEADER_BYTES;
-/// Longest status cell kept: a status is 3 digits, anything longer is not a status.
-const STATUS_CAP: usize = 16;
+/// Longest status cell kept: `HTTP/1.1 404 Not Found` and some slack; anything longer
+/// is not a status.
+const STATUS_CAP: usize = 64;
 /// Longest header-row cell kept (column names).
 const NAME_CAP: usize = 1024;
 /// Column names remembered; later columns can still be counted but not chosen.
 const MAX_COLUMNS: usize = 4096;
+/// Scratch buffer `csv-core` writes field bytes into; a longer field arrives in pieces.
+const FIELD_PIECE: usize = 64 * 1024;
 
 /// Which field goes where.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,18 +44,9 @@ enum Dest {
     Ignore,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum St {
-    FieldStart,
-    Unquoted,
-    Quoted,
-    /// A `"` inside a quoted field: either an escaped quote or the closing one.
-    QuoteInQuoted,
-}
-
 /// How a row ended.
 enum RowEnd {
-    /// A complete row with this many fields (0: a blank line).
+    /// A complete row with this many fields.
     Row(usize),
     /// End of input before any byte of a row.
     Eof,
@@ -61,9 +65,17 @@ struct Row {
     names: Vec<Vec<u8>>,
     header_mode: bool,
     field_cut: bool,
+    status_cut: bool,
 }
 
 impl Row {
+    fn clear(&mut self) {
+        self.url.clear();
+        self.status.clear();
+        self.field_cut = false;
+        self.status_cut = false;
+    }
+
     fn push(&mut self, dest: Dest, field: usize, bytes: &[u8], cap: &mut Capture) {
         if self.header_mode {
             if field >= MAX_COLUMNS {
@@ -77,16 +89,14 @@ impl Row {
             }
             return;
         }
-        let cut = match dest {
-            Dest::Url | Dest::Host => append_capped(&mut self.url, bytes, URL_CAP),
-            Dest::Status => append_capped(&mut self.status, bytes, STATUS_CAP),
-            Dest::Body => {
-                cap.keep(bytes);
-                false
+        match dest {
+            Dest::Url | Dest::Host => {
+                self.field_cut |= append_capped(&mut self.url, bytes, URL_CAP)
             }
-            Dest::Ignore => false,
-        };
-        self.field_cut |= cut && dest != Dest::Status;
+            Dest::Status => self.status_cut |= append_capped(&mut self.status, bytes, STATUS_CAP),
+            Dest::Body => cap.keep(bytes),
+            Dest::Ignore => {}
+        }
     }
 }
 
@@ -98,9 +108,42 @@ fn append_capped(dst: &mut Vec<u8>, bytes: &[u8], limit: usize) -> bool {
     take < bytes.len()
 }
 
+/// The HTTP status in a CSV status cell: `Ok(None)` for an empty cell (no status, as in
+/// a dump of bodies), `Err` for a cell that is not a status. Accepted: three digits
+/// (100-999), the same with a zero fraction (`404.0`, from a float column), or an HTTP
+/// status line (`HTTP/1.1 404 Not Found`).
+pub(crate) fn parse_status_cell(cell: &[u8]) -> Result<Option<u16>, ()> {
+    let cell = cell.trim_ascii();
+    if cell.is_empty() {
+        return Ok(None);
+    }
+    if cell.starts_with(b"HTTP/") {
+        return match parse_status_line(cell) {
+            Some(code @ 100..=999) => Ok(Some(code)),
+            _ => Err(()),
+        };
+    }
+    let (int, frac) = match memchr::memchr(b'.', cell) {
+        Some(dot) => (
+            cell.get(..dot).unwrap_or_default(),
+            cell.get(dot + 1..).unwrap_or_default(),
+        ),
+        None => (cell, &b""[..]),
+    };
+    if int.len() != 3 || !int.iter().all(u8::is_ascii_digit) || !frac.iter().all(|&c| c == b'0') {
+        return Err(());
+    }
+    match std::str::from_utf8(int).ok().and_then(|s| s.parse().ok()) {
+        Some(code @ 100..=999) => Ok(Some(code)),
+        _ => Err(()),
+    }
+}
+
 /// Reads captures from a CSV stream.
 pub(crate) struct CsvReader {
     s: Stream,
+    rdr: Reader,
+    piece: Vec<u8>,
     dests: Vec<Dest>,
     row: Row,
     /// 1-based line of the next byte.
@@ -108,6 +151,10 @@ pub(crate) struct CsvReader {
     use_host: bool,
     /// Fields in the header row: every row must have as many.
     fields: usize,
+    /// Decompressor notices taken for the current event (reused buffer).
+    notes: Vec<InputProblem>,
+    /// A problem to report on the next call (bad rows found before a good one).
+    queued: Option<InputProblem>,
 }
 
 impl CsvReader {
@@ -116,24 +163,24 @@ impl CsvReader {
     pub(crate) fn new(s: Stream, opts: &CsvOptions) -> Result<Self, InputProblem> {
         let mut r = Self {
             s,
+            rdr: Reader::new(),
+            piece: vec![0; FIELD_PIECE],
             dests: Vec::new(),
             row: Row::default(),
             line: 1,
             use_host: opts.host_column.is_some(),
             fields: 0,
+            notes: Vec::new(),
+            queued: None,
         };
         // A UTF-8 BOM before the header would otherwise glue onto the first name.
+        // Stripped here rather than by csv-core, so row offsets count it.
         if r.s.fill(3).starts_with(b"\xEF\xBB\xBF") {
             r.s.consume(3);
         }
         r.row.header_mode = true;
         let mut scratch = Capture::default();
-        let end = loop {
-            match r.read_row(&mut scratch) {
-                RowEnd::Row(0) => continue,
-                other => break other,
-            }
-        };
+        let end = r.read_row(&mut scratch);
         r.row.header_mode = false;
         match end {
             RowEnd::Row(n) => r.fields = n,
@@ -179,98 +226,80 @@ impl CsvReader {
         Ok(r)
     }
 
+    /// Consumes the line ends before a row (blank lines), counting lines, so a row's
+    /// offset and line are those of its first byte. CR, LF and CRLF each end one line.
+    fn skip_blank_lines(&mut self) {
+        loop {
+            let a = self.s.fill(2);
+            let n = match (a.first(), a.get(1)) {
+                (Some(b'\r'), Some(b'\n')) => 2,
+                (Some(b'\r' | b'\n'), _) => 1,
+                _ => return,
+            };
+            self.line += 1;
+            self.s.consume(n);
+        }
+    }
+
     /// Parses one row, streaming its fields into `self.row` and `cap`.
     fn read_row(&mut self, cap: &mut Capture) -> RowEnd {
-        let mut st = St::FieldStart;
+        self.skip_blank_lines();
         let mut field = 0usize;
         let mut any = false;
+        // Quote parity of the current field, for an unterminated quote at the end.
+        let (mut fresh, mut quoted, mut quotes) = (true, false, 0u64);
         loop {
             let a = self.s.fill(1);
             if a.is_empty() {
                 if let Some(p) = self.s.take_break() {
+                    self.rdr.reset();
                     return RowEnd::Break(p);
                 }
-                return match (st, any) {
-                    (St::Quoted, _) => RowEnd::Unterminated,
-                    (_, false) => RowEnd::Eof,
-                    _ => RowEnd::Row(field + 1),
+                if !any {
+                    return RowEnd::Eof;
+                }
+                // Lets csv-core finish the last field; it holds no bytes back.
+                self.rdr.read_field(&[], &mut self.piece);
+                self.rdr.reset();
+                return if quoted && quotes % 2 == 1 {
+                    RowEnd::Unterminated
+                } else {
+                    RowEnd::Row(field + 1)
                 };
             }
-            let mut i = 0;
-            let mut done = None;
-            while i < a.len() && done.is_none() {
-                let rest = a.get(i..).unwrap_or_default();
-                match st {
-                    St::FieldStart | St::Unquoted => {
-                        if st == St::FieldStart && rest.first() == Some(&b'"') {
-                            st = St::Quoted;
-                            any = true;
-                            i += 1;
-                            continue;
-                        }
-                        st = St::Unquoted;
-                        let j = memchr::memchr3(b',', b'\n', b'\r', rest).unwrap_or(rest.len());
-                        if j > 0 {
-                            any = true;
-                            let dest = self.dests.get(field).copied().unwrap_or(Dest::Ignore);
-                            self.row
-                                .push(dest, field, rest.get(..j).unwrap_or_default(), cap);
-                        }
-                        i += j;
-                        match rest.get(j) {
-                            Some(b',') => {
-                                any = true;
-                                field += 1;
-                                st = St::FieldStart;
-                                i += 1;
-                            }
-                            Some(b'\n') => {
-                                self.line += 1;
-                                i += 1;
-                                done = Some(field + 1);
-                            }
-                            Some(_) => {
-                                // CR: a row end; swallow the LF of a CRLF.
-                                i += 1;
-                                if a.get(i) == Some(&b'\n') {
-                                    i += 1;
-                                }
-                                self.line += 1;
-                                done = Some(field + 1);
-                            }
-                            None => {}
-                        }
-                    }
-                    St::Quoted => {
-                        let j = memchr::memchr(b'"', rest).unwrap_or(rest.len());
-                        let piece = rest.get(..j).unwrap_or_default();
-                        self.line += memchr::memchr_iter(b'\n', piece).count() as u64;
-                        let dest = self.dests.get(field).copied().unwrap_or(Dest::Ignore);
-                        self.row.push(dest, field, piece, cap);
-                        i += j;
-                        if j < rest.len() {
-                            st = St::QuoteInQuoted;
-                            i += 1;
-                        }
-                    }
-                    St::QuoteInQuoted => {
-                        if rest.first() == Some(&b'"') {
-                            let dest = self.dests.get(field).copied().unwrap_or(Dest::Ignore);
-                            self.row.push(dest, field, b"\"", cap);
-                            st = St::Quoted;
-                            i += 1;
-                        } else {
-                            // Closing quote; text after it is kept as-is (lenient, as
-                            // the csv crate), the delimiter is handled as unquoted.
-                            st = St::Unquoted;
-                        }
-                    }
-                }
+            let (res, nin, nout) = self.rdr.read_field(a, &mut self.piece);
+            let used = a.get(..nin).unwrap_or_default();
+            if fresh && nin > 0 {
+                quoted = used.first() == Some(&b'"');
+                fresh = false;
             }
-            self.s.consume(i);
-            if let Some(n) = done {
-                // A CR at the very end of the buffer may be followed by its LF.
-                return RowEnd::Row(if any { n } else { 0 });
+            quotes += memchr::memchr_iter(b'"', used).count() as u64;
+            self.line += memchr::memchr_iter(b'\n', used).count() as u64;
+            let ended_with_cr = used.last() == Some(&b'\r');
+            any |= nin > 0;
+            self.s.consume(nin);
+            let dest = self.dests.get(field).copied().unwrap_or(Dest::Ignore);
+            self.row
+                .push(dest, field, self.piece.get(..nout).unwrap_or_default(), cap);
+            match res {
+                ReadFieldResult::InputEmpty | ReadFieldResult::OutputFull => {}
+                ReadFieldResult::Field { record_end: false } => {
+                    field += 1;
+                    (fresh, quoted, quotes) = (true, false, 0);
+                }
+                ReadFieldResult::Field { record_end: true } => {
+                    if ended_with_cr {
+                        // csv-core stops after the CR of a CRLF: take the LF with the row
+                        // (its length), and count the line a lone CR ends too.
+                        self.line += 1;
+                        if self.s.fill(1).first() == Some(&b'\n') {
+                            self.s.consume(1);
+                        }
+                    }
+                    return RowEnd::Row(field + 1);
+                }
+                // Only answered to empty input, which is handled above.
+                ReadFieldResult::End => return RowEnd::Row(field + 1),
             }
         }
     }
@@ -295,13 +324,149 @@ impl CsvReader {
         } else {
             cap.target_uri.push_str(&String::from_utf8_lossy(url));
         }
-        cap.http_status = std::str::from_utf8(self.row.status.trim_ascii())
-            .ok()
-            .and_then(|s| s.parse().ok());
+        let status = if self.row.status_cut {
+            Err(())
+        } else {
+            parse_status_cell(&self.row.status)
+        };
+        match status {
+            Ok(code) => cap.http_status = code,
+            Err(()) => {
+                cap.http_status = None;
+                cap.status_invalid = true;
+                let cell = String::from_utf8_lossy(&self.row.status);
+                let cut = if self.row.status_cut { "..." } else { "" };
+                let msg = format!(
+                    "line {line}: status cell {cell:?}{cut} is not an HTTP status; the row \
+                     is kept but not classified as a robots.txt"
+                );
+                cap.warnings.push(InputError::CsvBadStatus(msg).at(start));
+            }
+        }
         if self.row.field_cut {
             cap.warnings
                 .push(InputError::CsvFieldCut(URL_CAP).at(start));
         }
+    }
+
+    /// The event of one row (or the end of the input). A row with the wrong number of
+    /// fields is retried from its second line when it spans several (a damaged quote
+    /// turns the rest of a body into rows, or one row into the next ones), so the rows
+    /// after the damage are found again; the bad rows up to the next good one are one
+    /// problem, queued behind that good row.
+    fn next_row(&mut self, capture: &mut Capture) -> Option<Event> {
+        let mut bad: Option<BadRun> = None;
+        loop {
+            capture.clear();
+            self.row.clear();
+            // Where the row starts: after the blank lines read_row skips first.
+            self.skip_blank_lines();
+            let (start, line) = (self.s.pos(), self.line);
+            self.s.set_mark();
+            let why = match self.read_row(capture) {
+                RowEnd::Row(n) if n == self.fields && (bad.is_none() || self.plausible()) => {
+                    self.fill_capture(capture, start, line);
+                    self.queued = bad.map(|b| b.problem(start, self.stream_name()));
+                    return Some(Event::Capture);
+                }
+                RowEnd::Row(n) if n == self.fields => {
+                    format!("line {line}: no http(s) URL or valid status after a bad row")
+                }
+                RowEnd::Row(n) => format!("line {line}: {n} fields, header has {}", self.fields),
+                RowEnd::Unterminated => {
+                    format!("line {line}: quoted field not closed before the end")
+                }
+                RowEnd::Eof => {
+                    let end = self.s.pos();
+                    return bad.map(|b| Event::Problem(b.problem(end, self.stream_name())));
+                }
+                RowEnd::Break(p) => {
+                    capture.clear();
+                    return Some(Event::Problem(match bad {
+                        Some(b) => {
+                            self.queued = Some(p);
+                            b.problem(start, self.stream_name())
+                        }
+                        None => p,
+                    }));
+                }
+            };
+            capture.clear();
+            bad.get_or_insert(BadRun {
+                start,
+                why,
+                rows: 0,
+            })
+            .rows += 1;
+            self.retry_from_second_line(start, line);
+        }
+    }
+
+    /// After a bad row that started at `start` (line `line`): goes back to its second
+    /// line when the row spans several and its bytes are still held.
+    fn retry_from_second_line(&mut self, start: u64, line: u64) {
+        let Some((mark, bytes)) = self.s.since_mark() else {
+            return;
+        };
+        let used = usize::try_from(self.s.pos().saturating_sub(mark)).unwrap_or(0);
+        let row = bytes.get(..used.min(bytes.len())).unwrap_or_default();
+        let Some(nl) = memchr::memchr2(b'\n', b'\r', row) else {
+            return;
+        };
+        let crlf = row.get(nl..nl + 2) == Some(b"\r\n");
+        let next = nl + 1 + usize::from(crlf);
+        if mark != start || next >= used {
+            return;
+        }
+        if self.s.rewind_to(mark + next as u64) {
+            self.line = line + 1;
+            self.rdr.reset();
+        }
+    }
+
+    /// While resynchronising after a bad row, a row counts only when it looks like one:
+    /// an http(s) URL (or a host name for a host column) and an empty or valid status.
+    fn plausible(&self) -> bool {
+        let url = self.row.url.trim_ascii();
+        let url_ok = if self.use_host {
+            url.contains(&b'.')
+                && url
+                    .iter()
+                    .all(|c| c.is_ascii_alphanumeric() || b".-_:[]".contains(c))
+        } else {
+            let lower = url.get(..8).unwrap_or(url).to_ascii_lowercase();
+            lower.starts_with(b"http://") || lower.starts_with(b"https://")
+        };
+        url_ok && !self.row.status_cut && parse_status_cell(&self.row.status).is_ok()
+    }
+
+    fn stream_name(&self) -> &'static str {
+        if self.s.source().is_plain() {
+            "file"
+        } else {
+            "decompressed stream"
+        }
+    }
+}
+
+/// Consecutive bad rows, reported as one problem.
+struct BadRun {
+    start: u64,
+    /// What was wrong with the first.
+    why: String,
+    rows: u64,
+}
+
+impl BadRun {
+    fn problem(self, end: u64, stream: &str) -> InputProblem {
+        let msg = format!(
+            "{}; bytes {}..{end} of the {stream} skipped ({} bad row{})",
+            self.why,
+            self.start,
+            self.rows,
+            if self.rows == 1 { "" } else { "s" }
+        );
+        InputError::CsvBadRow(msg).at(self.start)
     }
 }
 
@@ -310,33 +475,34 @@ impl CaptureReader for CsvReader {
         if self.fields == 0 {
             return None; // Empty file, no header.
         }
-        loop {
-            capture.clear();
-            self.row.url.clear();
-            self.row.status.clear();
-            self.row.field_cut = false;
-            let (start, line) = (self.s.pos(), self.line);
-            match self.read_row(capture) {
-                RowEnd::Row(0) => continue,
-                RowEnd::Row(n) if n == self.fields => {
-                    self.fill_capture(capture, start, line);
-                    return Some(Event::Capture);
-                }
-                RowEnd::Row(n) => {
-                    let msg = format!("line {line}: {n} fields, header has {}", self.fields);
-                    capture.clear();
-                    return Some(Event::Problem(InputError::CsvBadRow(msg).at(start)));
-                }
-                RowEnd::Unterminated => {
-                    let msg = format!("line {line}: quoted field not closed before the end");
-                    capture.clear();
-                    return Some(Event::Problem(InputError::CsvBadRow(msg).at(start)));
-                }
-                RowEnd::Eof => return None,
-                RowEnd::Break(p) => {
-                    capture.clear();
-                    return Some(Event::Problem(p));
-                }
+        if let Some(p) = self.queued.take() {
+            return Some(Event::Problem(p));
+        }
+        let event = self.next_row(capture);
+        // Decompressor notices (a bad gzip CRC) go to the row that holds the member's
+        // last byte: a warning of a capture, folded into a problem, or one problem of
+        // their own at the end.
+        self.notes.clear();
+        let upto = if event.is_some() {
+            self.s.pos()
+        } else {
+            u64::MAX
+        };
+        take_notices(&mut self.s, upto, &mut self.notes);
+        match event {
+            Some(Event::Capture) => {
+                capture.warnings.append(&mut self.notes);
+                Some(Event::Capture)
+            }
+            Some(Event::Problem(mut p)) => {
+                p.absorb(&mut self.notes);
+                Some(Event::Problem(p))
+            }
+            other if self.notes.is_empty() => other,
+            _ => {
+                let mut first = self.notes.remove(0);
+                first.absorb(&mut self.notes);
+                Some(Event::Problem(first))
             }
         }
     }

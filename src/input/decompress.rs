@@ -40,6 +40,41 @@ pub(crate) trait Decoded: Source {
     fn span(&self, dstart: u64, dend: u64) -> Option<(u64, u64)>;
     /// True when the stream is the file itself (offsets are file offsets).
     fn is_plain(&self) -> bool;
+    /// Moves into `out` the notices (problems that did not cut the data, such as a bad
+    /// gzip CRC) of the members whose data ends at or before stream offset `upto`, so the
+    /// record reader can attach each to the record that holds the member's last byte.
+    fn take_notices(&mut self, _upto: u64, _out: &mut Vec<InputProblem>) {}
+    /// Does a (non-empty) member / frame start exactly at stream offset `dpos`? A record
+    /// of a per-record file starts there even when the damaged data before it does not
+    /// end in a line break.
+    fn starts_unit(&self, _dpos: u64) -> bool {
+        false
+    }
+}
+
+/// Notices not yet taken, oldest first, with the stream offset where their member ends.
+/// Readers take them after every record, so the queue stays short; the cap only guards
+/// against a reader that never asks.
+#[derive(Default)]
+struct Notices {
+    queue: VecDeque<(u64, InputProblem)>,
+}
+
+impl Notices {
+    fn push(&mut self, dend: u64, problem: InputProblem) {
+        if self.queue.len() == UNIT_RING {
+            self.queue.pop_front();
+        }
+        self.queue.push_back((dend, problem));
+    }
+
+    fn take(&mut self, upto: u64, out: &mut Vec<InputProblem>) {
+        while self.queue.front().is_some_and(|(dend, _)| *dend <= upto) {
+            if let Some((_, p)) = self.queue.pop_front() {
+                out.push(p);
+            }
+        }
+    }
 }
 
 /// The decompressed stream the record readers consume.
@@ -49,6 +84,11 @@ impl Source for Box<dyn Decoded> {
     fn read_into(&mut self, out: &mut [u8]) -> Result<usize, InputProblem> {
         (**self).read_into(out)
     }
+}
+
+/// The notices of `s` up to stream offset `upto` (see [`Decoded::take_notices`]).
+pub(crate) fn take_notices(s: &mut Stream, upto: u64, out: &mut Vec<InputProblem>) {
+    s.source_mut().take_notices(upto, out);
 }
 
 /// One gzip member or zstd frame: where it lies in the file and in the stream.
@@ -86,6 +126,14 @@ impl Units {
         }
     }
 
+    fn starts_at(&self, dpos: u64) -> bool {
+        self.ring
+            .iter()
+            .rev()
+            .take_while(|u| u.dend > dpos)
+            .any(|u| u.dstart == dpos)
+    }
+
     fn span(&self, dstart: u64, dend: u64) -> Option<(u64, u64)> {
         // Empty members share their offset with a neighbour; the record lives in the
         // non-empty one (unique). Searched newest first: the record was just read, and
@@ -112,7 +160,11 @@ pub(crate) fn open_stream(
 ) -> Result<Stream, InputProblem> {
     let mut raw = Buffered::new(ReadSource::new(reader));
     let head = raw.fill(detect::MAGIC_LEN);
-    let compression = detect::compression(head, name_hint);
+    let mut compression = detect::compression(head, name_hint);
+    if compression == Compression::None {
+        let probe = raw.fill(detect::DAMAGED_START_PROBE);
+        compression = detect::damaged_start(probe, name_hint).unwrap_or(Compression::None);
+    }
     if raw.avail().is_empty() {
         if let Some(p) = raw.take_break() {
             return Err(p);
@@ -242,6 +294,9 @@ struct GzipSource {
     out_pos: u64,
     member_cstart: u64,
     member_out: u64,
+    notices: Notices,
+    /// A problem met after data that was returned first.
+    pending: Option<InputProblem>,
 }
 
 impl GzipSource {
@@ -255,12 +310,14 @@ impl GzipSource {
             out_pos: 0,
             member_cstart: 0,
             member_out: 0,
+            notices: Notices::default(),
+            pending: None,
         }
     }
 
     /// Skips to the next `1f 8b 08` (or the end); returns the bytes skipped.
     fn resync(&mut self) -> u64 {
-        resync_at(&mut self.inb, &[0x1f, 0x8b, 0x08])
+        resync_at(&mut self.inb, &GZIP_MAGIC)
     }
 
     /// The file ended (or failed) where a member header could start.
@@ -277,23 +334,65 @@ impl GzipSource {
         Err(p.unwrap_or_else(|| InputError::GzipTruncatedMember.at(self.member_cstart)))
     }
 
+    /// The current member is corrupt: goes on at the next member. Its decoder may have
+    /// read past the member's end into the next ones before failing, so the next member
+    /// magic is looked for first among the bytes read since the member started.
     fn corrupt(&mut self, why: String) -> Result<usize, InputProblem> {
         self.units.close(self.out_pos, self.inb.pos());
-        let skipped = self.resync();
+        let from = self.member_cstart;
+        if !rewind_to_magic(&mut self.inb, from, &GZIP_MAGIC, |b| {
+            !matches!(parse_gzip_header(b), GzipHeader::Bad(_))
+        }) {
+            self.resync();
+        }
         self.state = GzState::Header;
-        let msg = format!("{why}; skipped {skipped} bytes to the next member");
-        Err(InputError::GzipCorruptMember(msg).at(self.member_cstart))
+        let to = self.inb.pos();
+        let msg = format!(
+            "{why}; skipped file bytes {from}..{to} ({} bytes) to the next member",
+            to - from
+        );
+        Err(InputError::GzipCorruptMember(msg).at(from))
+    }
+
+    /// A decode error after `produced` bytes were written: they are returned now and the
+    /// problem on the next call, so the data before the damage is not dropped.
+    fn corrupt_after(&mut self, produced: usize, why: String) -> Result<usize, InputProblem> {
+        let err = self.corrupt(why);
+        if produced == 0 {
+            return err;
+        }
+        self.pending = err.err();
+        Ok(produced)
     }
 
     fn read_header(&mut self) -> Result<usize, InputProblem> {
         let mut want = 10;
+        // Held from here: a header that swallows the next member can be gone back over.
+        self.inb.set_mark();
         loop {
             let head = self.inb.fill(want);
             if head.is_empty() {
                 return self.end_of_input();
             }
             let have = head.len();
-            match parse_gzip_header(head) {
+            let parsed = parse_gzip_header(head);
+            if matches!(parsed, GzipHeader::NeedMore) && (have < want || have >= GZIP_HEADER_MAX) {
+                // A header cut short by the end or too long: a later member may start
+                // inside it (the rest of this one was lost).
+                let later = find_magic(head, 1, &GZIP_MAGIC, |b| {
+                    !matches!(parse_gzip_header(b), GzipHeader::Bad(_))
+                });
+                if let Some(k) = later {
+                    let at = self.inb.pos();
+                    self.inb.consume(k);
+                    let msg = format!(
+                        "header cut short by another member at file byte {}",
+                        at + k as u64
+                    );
+                    return Err(InputError::GzipCorruptMember(msg).at(at));
+                }
+            }
+            match parsed {
                 GzipHeader::Complete(len) => {
                     self.member_cstart = self.inb.pos();
                     self.units.open(self.out_pos, self.member_cstart);
@@ -349,7 +448,7 @@ impl GzipSource {
                 return self.corrupt("deflate stream makes no progress".to_owned())
             }
             Ok(_) => {}
-            Err(e) => return self.corrupt(e.to_string()),
+            Err(e) => return self.corrupt_after(produced, e.to_string()),
         }
         Ok(produced)
     }
@@ -359,18 +458,73 @@ impl GzipSource {
         let (Some(crc), Some(size)) = (t.get(0..4), t.get(4..8)) else {
             return self.truncated();
         };
-        let crc_ok = crc == self.crc.sum().to_le_bytes();
+        let computed = self.crc.sum();
+        let stored = u32::from_le_bytes([crc[0], crc[1], crc[2], crc[3]]);
         // ISIZE is the size modulo 2^32.
         let size_ok = size == (self.member_out as u32).to_le_bytes();
+        let bad = stored != computed || !size_ok;
+        if bad {
+            // Also a member whose trailer was cut: the next one starts inside these 8.
+            if let Some(next) = self.next_member_read(8) {
+                // The deflate data ended only inside a later member, which was read as
+                // this one's data: go back to it. What this member decoded to was already
+                // returned, so the data goes on without a gap: a notice for the record
+                // holding this member's end, not a break.
+                self.units.close(self.out_pos, next);
+                let msg = format!(
+                    "member at file byte {}: cut short before the next member at file byte \
+                     {next} (its deflate data or trailer ran into it; that member is read from \
+                     its start)",
+                    self.member_cstart
+                );
+                let p = InputError::GzipCorruptMember(msg).at(self.member_cstart);
+                self.notices.push(self.out_pos, p);
+                let pos = self.inb.pos();
+                if next >= pos {
+                    self.inb.consume(usize::try_from(next - pos).unwrap_or(0));
+                } else {
+                    self.inb.rewind_to(next);
+                }
+                self.state = GzState::Header;
+                return Ok(0);
+            }
+        }
         self.inb.consume(8);
         self.units.close(self.out_pos, self.inb.pos());
         self.state = GzState::Header;
-        if crc_ok && size_ok {
-            Ok(0)
-        } else {
-            let msg = "CRC32 or size trailer does not match the data".to_owned();
-            Err(InputError::GzipCorruptMember(msg).at(self.member_cstart))
+        if bad {
+            // The deflate stream itself ended cleanly, so the data is whole and is kept:
+            // a notice for the record it belongs to, not a break that would count that
+            // record twice (once as a document, once as a problem).
+            let msg = format!(
+                "member at file byte {} ({} bytes decoded): stored CRC32 {stored:08x}, \
+                 computed {computed:08x}, size {}",
+                self.member_cstart,
+                self.member_out,
+                if size_ok { "ok" } else { "wrong" }
+            );
+            let p = InputError::GzipCrcMismatch(msg).at(self.member_cstart);
+            self.notices.push(self.out_pos, p);
         }
+        Ok(0)
+    }
+}
+
+impl GzipSource {
+    /// The file offset of a later member that starts among the current member's
+    /// compressed bytes (header to trailer) or the `ahead` bytes after them.
+    fn next_member_read(&mut self, ahead: usize) -> Option<u64> {
+        self.inb.fill(ahead + GZIP_MAGIC.len());
+        let (mark, bytes) = self.inb.since_mark()?;
+        let read = usize::try_from(self.inb.pos().saturating_sub(mark)).unwrap_or(0);
+        if mark != self.member_cstart {
+            return None;
+        }
+        find_magic(bytes, 1, &GZIP_MAGIC, |b| {
+            !matches!(parse_gzip_header(b), GzipHeader::Bad(_))
+        })
+        .filter(|&k| k < read + ahead)
+        .map(|k| mark + k as u64)
     }
 }
 
@@ -378,6 +532,9 @@ impl Source for GzipSource {
     fn read_into(&mut self, out: &mut [u8]) -> Result<usize, InputProblem> {
         if out.is_empty() {
             return Ok(0);
+        }
+        if let Some(p) = self.pending.take() {
+            return Err(p);
         }
         loop {
             let n = match self.state {
@@ -402,6 +559,52 @@ impl Decoded for GzipSource {
     }
     fn is_plain(&self) -> bool {
         false
+    }
+    fn take_notices(&mut self, upto: u64, out: &mut Vec<InputProblem>) {
+        self.notices.take(upto, out);
+    }
+    fn starts_unit(&self, dpos: u64) -> bool {
+        self.units.starts_at(dpos)
+    }
+}
+
+const GZIP_MAGIC: [u8; 3] = [0x1f, 0x8b, 0x08];
+
+/// The first offset at or after `from` in `b` where `magic` starts and `plausible`
+/// accepts the bytes from there.
+fn find_magic(
+    b: &[u8],
+    from: usize,
+    magic: &[u8],
+    plausible: impl Fn(&[u8]) -> bool,
+) -> Option<usize> {
+    let tail = b.get(from..)?;
+    memchr::memmem::find_iter(tail, magic)
+        .map(|k| from + k)
+        .find(|&k| plausible(b.get(k..).unwrap_or_default()))
+}
+
+/// After a corrupt member / frame that started at the mark `start`: if the bytes read
+/// since hold the start of a later one, goes back there and returns true.
+fn rewind_to_magic(
+    inb: &mut Buffered<ReadSource>,
+    start: u64,
+    magic: &[u8],
+    plausible: impl Fn(&[u8]) -> bool,
+) -> bool {
+    // A magic may straddle the current position: make its end visible.
+    inb.fill(magic.len());
+    let Some((mark, bytes)) = inb.since_mark() else {
+        return false;
+    };
+    if mark != start {
+        return false;
+    }
+    // A magic that starts before the current position (it may end after it).
+    let read = usize::try_from(inb.pos().saturating_sub(mark)).unwrap_or(0);
+    match find_magic(bytes, 1, magic, plausible) {
+        Some(k) if k < read => inb.rewind_to(mark + k as u64),
+        _ => false,
     }
 }
 
@@ -450,6 +653,8 @@ struct ZstdSource {
     out_pos: u64,
     frame_cstart: u64,
     dict: Vec<u8>,
+    /// A problem met after data that was returned first.
+    pending: Option<InputProblem>,
 }
 
 fn zstd_decoder(dict: &[u8]) -> std::io::Result<zstd::stream::raw::Decoder<'static>> {
@@ -470,6 +675,7 @@ impl ZstdSource {
             out_pos: 0,
             frame_cstart: 0,
             dict: Vec::new(),
+            pending: None,
         })
     }
 
@@ -485,17 +691,25 @@ impl ZstdSource {
         Err(p.unwrap_or_else(|| InputError::ZstdTruncatedFrame.at(self.frame_cstart)))
     }
 
+    /// The frame at `at` is corrupt: goes on at the next frame, looked for first among
+    /// the bytes its decoder read (it may have run into the following frames).
     fn corrupt(&mut self, why: String, at: u64) -> Result<usize, InputProblem> {
         self.units.close(self.out_pos, self.inb.pos());
         // Session reset keeps the dictionary and the window cap.
         let _ = self.dec.reinit();
-        if self.inb.pos() == at {
-            // Nothing consumed: step over the magic or the scan finds this frame again.
-            self.inb.consume(1);
+        if !rewind_to_magic(&mut self.inb, at, &ZSTD_MAGIC, |_| true) {
+            if self.inb.pos() == at {
+                // Nothing consumed: step over the magic or the scan finds this frame again.
+                self.inb.consume(1);
+            }
+            resync_at(&mut self.inb, &ZSTD_MAGIC);
         }
-        let skipped = resync_at(&mut self.inb, &ZSTD_MAGIC);
         self.state = ZState::FrameStart;
-        let msg = format!("{why}; skipped {skipped} bytes to the next frame");
+        let to = self.inb.pos();
+        let msg = format!(
+            "{why}; skipped file bytes {at}..{to} ({} bytes) to the next frame",
+            to - at
+        );
         Err(InputError::ZstdCorruptFrame(msg).at(at))
     }
 
@@ -514,6 +728,7 @@ impl ZstdSource {
         match (magic, size) {
             (Some(0xFD2F_B528), _) => {
                 self.frame_cstart = at;
+                self.inb.set_mark();
                 self.units.open(self.out_pos, at);
                 self.state = ZState::Frame;
                 Ok(0)
@@ -603,7 +818,14 @@ impl ZstdSource {
                 return self.corrupt("frame makes no progress".to_owned(), self.frame_cstart)
             }
             Ok(_) => {}
-            Err(e) => return self.corrupt(e.to_string(), self.frame_cstart),
+            Err(e) => {
+                let err = self.corrupt(e.to_string(), self.frame_cstart);
+                if produced == 0 {
+                    return err;
+                }
+                // Return the bytes decoded before the damage now, the problem next.
+                self.pending = err.err();
+            }
         }
         Ok(produced)
     }
@@ -613,6 +835,9 @@ impl Source for ZstdSource {
     fn read_into(&mut self, out: &mut [u8]) -> Result<usize, InputProblem> {
         if out.is_empty() {
             return Ok(0);
+        }
+        if let Some(p) = self.pending.take() {
+            return Err(p);
         }
         loop {
             let n = match self.state {
@@ -636,6 +861,9 @@ impl Decoded for ZstdSource {
     }
     fn is_plain(&self) -> bool {
         false
+    }
+    fn starts_unit(&self, dpos: u64) -> bool {
+        self.units.starts_at(dpos)
     }
 }
 

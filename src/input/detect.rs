@@ -51,6 +51,33 @@ pub(crate) fn compression(head: &[u8], name_hint: &str) -> Compression {
     }
 }
 
+/// Bytes searched for a compressed member when a file named as compressed does not
+/// start with a magic number (see [`damaged_start`]).
+pub(crate) const DAMAGED_START_PROBE: usize = 64 * 1024;
+
+/// A file whose name says `.gz` / `.zst` but whose first bytes are no magic number: when
+/// the member magic appears within `probe` (the first [`DAMAGED_START_PROBE`] bytes) and
+/// the file does not start as plain WARC, the start is damage before the first member,
+/// not a plain file. Decompressing it reports the damaged bytes and keeps the records in
+/// the members after them, where reading it as plain would lose them all.
+pub(crate) fn damaged_start(probe: &[u8], name_hint: &str) -> Option<Compression> {
+    let lower = name_hint.to_ascii_lowercase();
+    let text = probe.trim_ascii_start();
+    if text.starts_with(b"WARC/") {
+        return None;
+    }
+    let has = |magic: &[u8]| memchr::memmem::find(probe, magic).is_some();
+    if lower.ends_with(".gz") && has(&[0x1f, 0x8b, 0x08]) {
+        Some(Compression::Gzip)
+    } else if (lower.ends_with(".zst") || lower.ends_with(".zstd"))
+        && has(&[0x28, 0xb5, 0x2f, 0xfd])
+    {
+        Some(Compression::Zstd)
+    } else {
+        None
+    }
+}
+
 /// Sniffs the container from the start of the decompressed stream: a `WARC/` version
 /// line (after optional blank lines or NUL padding) means WARC, anything else CSV.
 /// Returns the stream unchanged (nothing is consumed).
@@ -100,5 +127,20 @@ mod tests {
             compression(b"", "x.warc.lz4"),
             Compression::Unsupported("lz4")
         );
+    }
+
+    #[test]
+    fn damaged_first_member_is_still_compressed() {
+        let junk_then_member = [&b"\x00\x13junk"[..], &[0x1f, 0x8b, 8, 0, 0, 0][..]].concat();
+        assert_eq!(
+            damaged_start(&junk_then_member, "a.warc.gz"),
+            Some(Compression::Gzip)
+        );
+        assert_eq!(damaged_start(&junk_then_member, "a.warc"), None);
+        let zst = [&b"\x29\xb5"[..], &[0x28, 0xb5, 0x2f, 0xfd][..]].concat();
+        assert_eq!(damaged_start(&zst, "a.warc.zst"), Some(Compression::Zstd));
+        // Plain WARC content wins over the name.
+        let plain = [&b"WARC/1.0\r\n"[..], &[0x1f, 0x8b, 8][..]].concat();
+        assert_eq!(damaged_start(&plain, "a.warc.gz"), None);
     }
 }

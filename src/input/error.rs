@@ -14,7 +14,7 @@ pub enum InputError {
     /// The content is in a format this reader does not handle (lz4, bzip2, xz, ...).
     #[error("unsupported input format: {0}")]
     Unsupported(String),
-    /// A gzip member with a bad header, corrupt deflate data or a bad CRC/size trailer.
+    /// A gzip member with a bad header or corrupt deflate data (skipped to the next member).
     #[error("corrupt gzip member: {0}")]
     GzipCorruptMember(String),
     /// The file ends inside a gzip member.
@@ -23,6 +23,10 @@ pub enum InputError {
     /// Bytes between gzip members that are not a gzip member (skipped up to the next magic).
     #[error("{0} bytes that are not a gzip member")]
     GzipJunk(u64),
+    /// A gzip member decoded completely but its CRC32 / ISIZE trailer does not match the
+    /// data. The data is kept (a warning of the record it belongs to).
+    #[error("gzip CRC32 or size trailer does not match the data: {0}")]
+    GzipCrcMismatch(String),
     /// A zstd frame that fails to decode, or bytes where a frame should start.
     #[error("corrupt zstd frame: {0}")]
     ZstdCorruptFrame(String),
@@ -36,6 +40,10 @@ pub enum InputError {
     /// Content-Length, header block over the cap).
     #[error("bad WARC header: {0}")]
     WarcBadHeader(String),
+    /// A run of NUL / CR / LF bytes between records longer than a record terminator
+    /// ([`MAX_RECORD_GAP`](crate::limits::MAX_RECORD_GAP)): a zero-filled or blanked region.
+    #[error("padding skipped: {0}")]
+    WarcPadding(String),
     /// The record's Content-Length does not end where the next record starts.
     #[error("WARC Content-Length does not match the data: {0}")]
     WarcLengthMismatch(String),
@@ -63,6 +71,10 @@ pub enum InputError {
     /// A CSV row with the wrong number of fields or an unterminated quote.
     #[error("bad CSV row: {0}")]
     CsvBadRow(String),
+    /// A CSV status cell that is not an HTTP status (`abc`, `-1`, `1e3`); the row is kept
+    /// but not classified as a robots.txt.
+    #[error("bad CSV status: {0}")]
+    CsvBadStatus(String),
     /// A required CSV column is missing from the header row.
     #[error("CSV column missing: {0}")]
     CsvMissingColumn(String),
@@ -80,10 +92,12 @@ impl InputError {
             Self::GzipCorruptMember(_) => "gzip_corrupt_member",
             Self::GzipTruncatedMember => "gzip_truncated_member",
             Self::GzipJunk(_) => "gzip_junk",
+            Self::GzipCrcMismatch(_) => "gzip_crc_mismatch",
             Self::ZstdCorruptFrame(_) => "zstd_corrupt_frame",
             Self::ZstdTruncatedFrame => "zstd_truncated_frame",
             Self::ZstdDictionary(_) => "zstd_dictionary_unusable",
             Self::WarcBadHeader(_) => "warc_bad_header",
+            Self::WarcPadding(_) => "warc_padding",
             Self::WarcLengthMismatch(_) => "warc_length_mismatch",
             Self::WarcTruncatedFile(_) => "warc_truncated_file",
             Self::HttpBadStatusLine(_) => "http_bad_status_line",
@@ -93,6 +107,7 @@ impl InputError {
             Self::ChunkedMalformed(_) => "chunked_malformed",
             Self::ChunkedIncomplete => "chunked_incomplete",
             Self::CsvBadRow(_) => "csv_bad_row",
+            Self::CsvBadStatus(_) => "csv_bad_status",
             Self::CsvMissingColumn(_) => "csv_missing_column",
             Self::CsvFieldCut(_) => "csv_field_cut",
         }

@@ -115,7 +115,7 @@ pub(crate) fn parse_head(head: &[u8], offset: u64, cap: &mut Capture) -> Coding 
 }
 
 /// `HTTP/1.1 200 OK` -> 200. The version must start with `HTTP/`, the code be 3 digits.
-fn parse_status_line(line: &[u8]) -> Option<u16> {
+pub(crate) fn parse_status_line(line: &[u8]) -> Option<u16> {
     let mut parts = line
         .trim_ascii()
         .split(|c| c.is_ascii_whitespace())

@@ -19,6 +19,7 @@ mod decompress;
 mod detect;
 mod error;
 mod http;
+mod scan;
 mod warc;
 
 use std::io::Read;
@@ -66,6 +67,9 @@ pub struct Capture {
     /// `WARC-Identified-Payload-Type` value, empty when absent.
     pub identified_payload_type: String,
     pub http_status: Option<u16>,
+    /// A status was given but is not one (`abc`, `-1`, `1e3` in a CSV status cell): the
+    /// capture must not be taken for a robots.txt. A warning says what the cell held.
+    pub status_invalid: bool,
     pub http_content_type: String,
     /// `X-Crawler-Content-Encoding` (the original header Common Crawl renamed).
     pub crawler_content_encoding: String,
@@ -103,6 +107,7 @@ impl Capture {
         self.warc_truncated.clear();
         self.identified_payload_type.clear();
         self.http_status = None;
+        self.status_invalid = false;
         self.http_content_type.clear();
         self.crawler_content_encoding.clear();
         self.crawler_transfer_encoding.clear();
@@ -152,6 +157,16 @@ impl std::fmt::Display for InputProblem {
 
 impl std::error::Error for InputProblem {}
 
+impl InputProblem {
+    /// Appends the messages of `others` (emptied) to this one: several problems of one
+    /// record or range make one event, so a record is counted once.
+    pub(crate) fn absorb(&mut self, others: &mut Vec<InputProblem>) {
+        for o in others.drain(..) {
+            self.message = format!("{}; also {}: {}", self.message, o.code, o.message);
+        }
+    }
+}
+
 /// What one call of [`CaptureReader::next_event`] found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Event {
@@ -193,11 +208,26 @@ pub trait CaptureReader: Send {
     fn next_event(&mut self, capture: &mut Capture) -> Option<Event>;
     /// Compressed bytes consumed so far (for progress).
     fn bytes_read(&self) -> u64;
+    /// The crawl the input says it belongs to: the `isPartOf` of the first
+    /// warcinfo record read so far (WARC only).
+    fn crawl(&self) -> Option<String> {
+        None
+    }
 }
 
 /// Opens `path`, sniffs its format from the content (the extension is only a hint)
 /// and returns a reader of its captures.
 pub fn open_input(path: &Path, csv: &CsvOptions) -> Result<Box<dyn CaptureReader>, InputProblem> {
+    // A FIFO or a device would block `open` or never end: only regular files are read.
+    if let Ok(meta) = std::fs::metadata(path) {
+        if !meta.is_file() {
+            return Err(InputError::Unreadable(format!(
+                "{}: not a regular file (a directory, FIFO, socket or device is not read)",
+                path.display()
+            ))
+            .at(0));
+        }
+    }
     let file = std::fs::File::open(path)
         .map_err(|e| InputError::Unreadable(format!("{}: {e}", path.display())).at(0))?;
     let name = path

@@ -447,8 +447,8 @@ fn wrong_content_length_resyncs_at_next_record() {
     assert_eq!(d.captures[1].warnings[0].code, "warc_length_mismatch");
     assert_eq!(d.captures[2].target_uri, "https://host2.example/robots.txt");
 
-    // Too long by 20: the block swallows the start of the next record, which is lost;
-    // the one after is found again.
+    // Too long by 20: the block runs into the next record, whose header is found inside
+    // it; the damaged record ends there with a warning and every record is kept.
     let s = String::from_utf8(robots_record(1)).unwrap();
     let long = s.replacen(
         &format!("Content-Length: {n}"),
@@ -464,9 +464,11 @@ fn wrong_content_length_resyncs_at_next_record() {
     .concat();
     let d = open_bytes(file, "x.warc").unwrap();
     let uris: Vec<_> = d.captures.iter().map(|c| c.target_uri.as_str()).collect();
-    assert_eq!(uris.len(), 3);
-    assert_eq!(uris[2], "https://host3.example/robots.txt");
-    assert_eq!(d.problems.len(), 1);
+    assert_eq!(uris.len(), 4);
+    assert_eq!(uris[2], "https://host2.example/robots.txt");
+    assert_eq!(uris[3], "https://host3.example/robots.txt");
+    assert!(d.problems.is_empty(), "{:?}", d.problems);
+    assert_eq!(d.captures[1].warnings[0].code, "warc_length_mismatch");
 }
 
 #[test]
@@ -478,14 +480,21 @@ fn crlf_quirks_and_nul_padding() {
     // CR CR LF header lines change the byte count of the header but not the block.
     let mut file = b"\0\0\r\n".to_vec();
     file.extend_from_slice(rec.strip_suffix(b"\r\n\r\n").unwrap()); // no trailing CRLFs
-    file.extend_from_slice(&[0; 100]);
+    file.extend_from_slice(&[0; 8]);
+    let second = file.len();
     let hdr_end = crcrlf.find("\r\r\n\r\r\n").unwrap() + 6;
     file.extend_from_slice(&crcrlf.as_bytes()[..hdr_end]);
     file.extend_from_slice(&rec[rec.windows(4).position(|w| w == b"\r\n\r\n").unwrap() + 4..]);
-    let d = open_bytes(file, "x.warc").unwrap();
+    let d = open_bytes(file.clone(), "x.warc").unwrap();
     assert_eq!(d.captures.len(), 2, "{:?}", d.problems);
     assert!(d.problems.is_empty());
     assert_eq!(d.captures[0].body, d.captures[1].body);
+    // 100 NUL bytes are no terminator: both records are kept, the run is reported.
+    file.splice(second..second, [0; 100]);
+    let d = open_bytes(file, "x.warc").unwrap();
+    assert_eq!(d.captures.len(), 2, "{:?}", d.problems);
+    let codes: Vec<_> = d.problems.iter().map(|p| p.code).collect();
+    assert_eq!(codes, ["warc_padding"]);
 }
 
 /// A reader of `head`, then `n` bytes of `fill`, then `tail`, without holding them.
@@ -820,5 +829,570 @@ proptest! {
             _ => {}
         }
         must_not_panic(bytes, hint);
+    }
+}
+
+// ---------------------------------------------------------------- damaged inputs (issue 10)
+
+/// The URIs of the captures, in order.
+fn uris(d: &Drained) -> Vec<&str> {
+    d.captures.iter().map(|c| c.target_uri.as_str()).collect()
+}
+
+fn host_uri(i: usize) -> String {
+    format!("https://host{i}.example/robots.txt")
+}
+
+/// `robots_record(i)` with its Content-Length changed by `delta`.
+fn record_with_length_delta(i: usize, delta: i64) -> Vec<u8> {
+    let s = String::from_utf8(robots_record(i)).unwrap();
+    let n: i64 = s
+        .split("Content-Length: ")
+        .nth(1)
+        .and_then(|r| r.split('\r').next())
+        .unwrap()
+        .parse()
+        .unwrap();
+    s.replacen(
+        &format!("Content-Length: {n}\r"),
+        &format!("Content-Length: {}\r", n + delta),
+        1,
+    )
+    .into_bytes()
+}
+
+#[test]
+fn zero_filled_record_is_a_reported_range() {
+    for fill in [0u8, b'\n'] {
+        let recs: Vec<Vec<u8>> = (0..5).map(robots_record).collect();
+        let mut file = recs.concat();
+        let start: usize = recs[..2].iter().map(Vec::len).sum();
+        for b in &mut file[start..start + recs[2].len()] {
+            *b = fill;
+        }
+        let d = open_bytes(file, "x.warc").unwrap();
+        assert_eq!(
+            uris(&d),
+            [host_uri(0), host_uri(1), host_uri(3), host_uri(4)],
+            "fill {fill}"
+        );
+        assert_eq!(d.events, d.captures.len() + d.problems.len());
+        assert_eq!(d.problems.len(), 1, "fill {fill}: {:?}", d.problems);
+        let p = &d.problems[0];
+        assert_eq!(p.code, "warc_padding");
+        // The run starts at the end of record 1's block (its CRLF CRLF is part of it).
+        let run_start = start - 4;
+        let run_len = recs[2].len() + 4;
+        assert_eq!(p.offset, run_start as u64);
+        assert!(
+            p.message.contains(&format!("{run_len} bytes")),
+            "{}",
+            p.message
+        );
+    }
+}
+
+#[test]
+fn short_padding_between_records_is_tolerated() {
+    let mut file = robots_record(0);
+    file.extend_from_slice(&[0; 8]);
+    file.extend(robots_record(1));
+    let d = open_bytes(file, "x.warc").unwrap();
+    assert_eq!(uris(&d), [host_uri(0), host_uri(1)]);
+    assert!(d.problems.is_empty(), "{:?}", d.problems);
+}
+
+#[test]
+fn cut_in_half_and_zero_padded_reports_the_padding() {
+    let recs: Vec<Vec<u8>> = (0..10).map(robots_record).collect();
+    let mut file = recs.concat();
+    let len = file.len();
+    let cut = len / 2;
+    file.truncate(cut);
+    file.resize(len, 0);
+    let d = open_bytes(file, "x.warc").unwrap();
+    // Records wholly before the cut are intact and present.
+    let mut end = 0;
+    let mut intact = Vec::new();
+    for (i, r) in recs.iter().enumerate() {
+        end += r.len();
+        if end <= cut {
+            intact.push(host_uri(i));
+        }
+    }
+    let got = uris(&d);
+    assert_eq!(&got[..intact.len()], intact.as_slice());
+    // The record cut by the zeros reads zeros as its block; the rest of the zeros are
+    // one reported range that runs to the end of the file.
+    assert_eq!(d.problems.len(), 1, "{:?}", d.problems);
+    assert_eq!(d.problems[0].code, "warc_padding");
+    assert!(
+        d.problems[0].message.contains(&format!("..{len}")),
+        "{}",
+        d.problems[0].message
+    );
+}
+
+#[test]
+fn content_length_too_large_resyncs_at_the_next_header() {
+    // Too long by 20, 2,000 (past several records) and 10 MB (past the end of the file).
+    for delta in [20, 2_000, 10_000_000] {
+        let mut recs: Vec<Vec<u8>> = (0..8).map(robots_record).collect();
+        recs[1] = record_with_length_delta(1, delta);
+        let d = open_bytes(recs.concat(), "x.warc").unwrap();
+        let want: Vec<String> = (0..8).map(host_uri).collect();
+        assert_eq!(uris(&d), want, "delta {delta}");
+        assert!(d.problems.is_empty(), "delta {delta}: {:?}", d.problems);
+        let codes: Vec<_> = d.captures[1].warnings.iter().map(|w| w.code).collect();
+        assert_eq!(codes, ["warc_length_mismatch"], "delta {delta}");
+        // The damaged record keeps exactly its own body, the others are untouched.
+        for (i, c) in d.captures.iter().enumerate() {
+            let body = format!("User-agent: *\nDisallow: /private{i}/\n");
+            assert_eq!(c.body, body.as_bytes(), "delta {delta} record {i}");
+            if i != 1 {
+                assert!(c.warnings.is_empty(), "delta {delta} record {i}");
+            }
+        }
+    }
+}
+
+#[test]
+fn content_length_too_large_far_beyond_the_window() {
+    // A 1 MB payload after the damaged record, then more records: the declared end is
+    // out of reach of the look-ahead, so the later header itself is checked.
+    let big = record(
+        "resource",
+        "https://big.example/robots.txt",
+        &vec![b'#'; 1 << 20],
+    );
+    let mut recs = vec![robots_record(0), record_with_length_delta(1, 600_000)];
+    recs.extend([robots_record(2), big, robots_record(3)]);
+    let d = open_bytes(recs.concat(), "x.warc").unwrap();
+    assert_eq!(
+        uris(&d),
+        [
+            host_uri(0),
+            host_uri(1),
+            host_uri(2),
+            "https://big.example/robots.txt".to_owned(),
+            host_uri(3)
+        ]
+    );
+    assert_eq!(d.captures[1].warnings[0].code, "warc_length_mismatch");
+    assert!(d.problems.is_empty(), "{:?}", d.problems);
+}
+
+#[test]
+fn embedded_warc_line_with_a_correct_length_is_content() {
+    // A payload that itself holds a WARC record: the declared length ends cleanly
+    // (CRLF CRLF, then the next record), so it is content, not a resync point.
+    let inner = robots_record(9);
+    let mut payload = b"archived:\r\n".to_vec();
+    payload.extend_from_slice(&inner);
+    let outer = record("resource", "https://a.example/robots.txt", &payload);
+    let file = [robots_record(0), outer, robots_record(1)].concat();
+    let d = open_bytes(file, "x.warc").unwrap();
+    assert_eq!(
+        uris(&d),
+        [
+            host_uri(0),
+            "https://a.example/robots.txt".to_owned(),
+            host_uri(1)
+        ]
+    );
+    assert_eq!(d.captures[1].body, payload);
+    assert!(d.captures[1].warnings.is_empty());
+    assert!(d.problems.is_empty());
+}
+
+/// Flips a byte of the CRC32 in the trailer of a gzip member.
+fn bad_crc(mut member: Vec<u8>) -> Vec<u8> {
+    let at = member.len() - 8;
+    member[at] ^= 0xff;
+    member
+}
+
+#[test]
+fn bad_gzip_crc_is_one_document_with_a_warning() {
+    let mut file = Vec::new();
+    let mut member_at = 0;
+    for i in 0..5 {
+        let member = gzip(&robots_record(i));
+        if i == 2 {
+            member_at = file.len();
+            file.extend(bad_crc(member));
+        } else {
+            file.extend(member);
+        }
+    }
+    // A request record with a bad CRC: one problem, not a skip plus a problem.
+    file.extend(bad_crc(gzip(&record(
+        "request",
+        "https://host2.example/robots.txt",
+        b"GET /robots.txt HTTP/1.1\r\n\r\n",
+    ))));
+    file.extend(gzip(&robots_record(5)));
+    let d = open_bytes(file, "x.warc.gz").unwrap();
+    let want: Vec<String> = (0..6).map(host_uri).collect();
+    assert_eq!(uris(&d), want);
+    assert_eq!(d.events, 7, "one event per record");
+    let c = &d.captures[2];
+    let codes: Vec<_> = c.warnings.iter().map(|w| w.code).collect();
+    assert_eq!(codes, ["gzip_crc_mismatch"]);
+    assert_eq!(c.warnings[0].offset, member_at as u64);
+    assert_eq!(c.body, b"User-agent: *\nDisallow: /private2/\n");
+    assert!(d
+        .captures
+        .iter()
+        .enumerate()
+        .all(|(i, c)| i == 2 || c.warnings.is_empty()));
+    assert_eq!(d.skipped_total(), 0);
+    let codes: Vec<_> = d.problems.iter().map(|p| p.code).collect();
+    assert_eq!(codes, ["gzip_crc_mismatch"]);
+    assert!(
+        d.problems[0].message.contains("request"),
+        "{}",
+        d.problems[0].message
+    );
+}
+
+/// A zstd frame of `data` whose header declares a window of `2^window_log` bytes
+/// (and the content size, so a decoder needs only that much memory).
+fn zstd_frame_with_window(data: &[u8], window_log: u32) -> Vec<u8> {
+    // Encode without a content size or single-segment flag, so the header is
+    // magic, descriptor, window byte; then rewrite the header.
+    let mut enc = zstd::stream::Encoder::new(Vec::new(), 3).unwrap();
+    enc.include_contentsize(false).unwrap();
+    enc.include_checksum(true).unwrap();
+    enc.set_parameter(zstd::stream::raw::CParameter::WindowLog(10))
+        .unwrap();
+    std::io::copy(&mut &data[..], &mut enc).unwrap();
+    let frame = enc.finish().unwrap();
+    assert_eq!(frame[..4], [0x28, 0xb5, 0x2f, 0xfd]);
+    let fhd = frame[4];
+    assert_eq!(
+        fhd & 0b1110_0011,
+        0,
+        "no content size, single segment or dict id"
+    );
+    // Frame_Content_Size_flag 3 (8 bytes), keep the checksum flag.
+    let mut out = vec![0x28, 0xb5, 0x2f, 0xfd, 0b1100_0000 | (fhd & 0b100)];
+    out.push(((window_log - 10) << 3) as u8);
+    out.extend_from_slice(&(data.len() as u64).to_le_bytes());
+    out.extend_from_slice(&frame[6..]);
+    out
+}
+
+#[test]
+fn zstd_long_windows_are_accepted() {
+    let warc = [robots_record(0), robots_record(1)].concat();
+    for log in [24, 27, 30, 31] {
+        let file = zstd_frame_with_window(&warc, log);
+        assert_eq!(
+            zstd::decode_all(&file[..]).unwrap(),
+            warc,
+            "test frame {log}"
+        );
+        let d = open_bytes(file, "x.warc.zst").unwrap();
+        assert!(d.problems.is_empty(), "window log {log}: {:?}", d.problems);
+        assert_eq!(uris(&d), [host_uri(0), host_uri(1)], "window log {log}");
+    }
+}
+
+#[test]
+fn zstd_long_mode_stream_decodes() {
+    // What `zstd --long=24` writes for a stream: a 16 MiB window and no content size.
+    let mut warc = Vec::new();
+    for i in 0..30_000 {
+        warc.extend(robots_record(i));
+    }
+    assert!(warc.len() > 1 << 23);
+    let mut enc = zstd::stream::Encoder::new(Vec::new(), 1).unwrap();
+    enc.long_distance_matching(true).unwrap();
+    enc.window_log(24).unwrap();
+    std::io::copy(&mut &warc[..], &mut enc).unwrap();
+    let file = enc.finish().unwrap();
+    let d = open_bytes(file, "x.warc.zst").unwrap();
+    assert!(d.problems.is_empty(), "{:?}", d.problems);
+    assert_eq!(d.captures.len(), 30_000);
+    assert_eq!(d.captures[29_999].target_uri, host_uri(29_999));
+}
+
+#[test]
+fn csv_statuses_parse_when_unambiguous_and_warn_otherwise() {
+    let cells = [
+        ("200", Some(200), false),
+        ("404.0", Some(404), false),
+        (" 404 ", Some(404), false),
+        ("HTTP/1.1 404 Not Found", Some(404), false),
+        ("\"HTTP/1.0 301 Moved\"", Some(301), false),
+        ("", None, false),
+        ("abc", None, true),
+        ("-1", None, true),
+        ("99999999999", None, true),
+        ("404.5", None, true),
+        ("1e3", None, true),
+        ("0", None, true),
+        ("HTTP/1.1 abc", None, true),
+    ];
+    let mut csv = String::from("url,status,body\n");
+    for (i, (status, _, _)) in cells.iter().enumerate() {
+        csv.push_str(&format!("https://h{i}.example/robots.txt,{status},x\n"));
+    }
+    let d = open_bytes(csv.into_bytes(), "x.csv").unwrap();
+    assert!(d.problems.is_empty(), "{:?}", d.problems);
+    assert_eq!(d.captures.len(), cells.len());
+    for ((cell, want, invalid), c) in cells.iter().zip(&d.captures) {
+        assert_eq!(c.http_status, *want, "{cell:?}");
+        assert_eq!(c.status_invalid, *invalid, "{cell:?}");
+        let codes: Vec<_> = c.warnings.iter().map(|w| w.code).collect();
+        let expect: &[&str] = if *invalid { &["csv_bad_status"] } else { &[] };
+        assert_eq!(codes, expect, "{cell:?}");
+        if *invalid {
+            assert!(
+                c.warnings[0].message.contains("line"),
+                "{}",
+                c.warnings[0].message
+            );
+        }
+    }
+}
+
+#[test]
+fn csv_huge_cells_stream_in_every_column() {
+    // A 104 MB cell in an unused column, then in the URL column: neither is held whole
+    // (the URL is cut at its cap with a warning), and the next row is read normally.
+    const SIZE: u64 = 104 * 1024 * 1024;
+    let r = streamed(
+        b"url,extra,body\nhttp://x/robots.txt,\"".to_vec(),
+        SIZE,
+        b'e',
+        b"\",b1\nhttp://".to_vec(),
+    );
+    let r = Box::new(r.chain(std::io::repeat(b'u').take(SIZE)).chain(Cursor::new(
+        b"/robots.txt,x,b2\r\nhttp://z/robots.txt,y,b3".to_vec(),
+    )));
+    let d = drain(open_read(r, "x.csv", &CsvOptions::default()).unwrap());
+    assert!(d.problems.is_empty(), "{:?}", d.problems);
+    assert_eq!(d.captures.len(), 3);
+    assert_eq!(d.captures[0].body, b"b1");
+    assert!(d.captures[0].warnings.is_empty());
+    let c = &d.captures[1];
+    assert_eq!(c.body, b"b2");
+    assert_eq!(c.target_uri.len(), crate::limits::MAX_HEADER_BYTES);
+    let codes: Vec<_> = c.warnings.iter().map(|w| w.code).collect();
+    assert_eq!(codes, ["csv_field_cut"]);
+    assert_eq!((c.line, d.captures[2].line), (3, 4));
+    let row3 = 15 + 20 + SIZE + 6 + 7 + SIZE + 18;
+    assert_eq!(d.captures[2].file_offset, row3);
+}
+
+#[test]
+fn header_cut_by_zeros_or_by_the_next_record() {
+    let recs: Vec<Vec<u8>> = (0..4).map(robots_record).collect();
+    let start: usize = recs[0].len();
+    // Zeros from the middle of record 1's header into its block.
+    let mut file = recs.concat();
+    file[start + 40..start + 300].fill(0);
+    let d = open_bytes(file, "x.warc").unwrap();
+    assert_eq!(uris(&d), [host_uri(0), host_uri(2), host_uri(3)]);
+    let codes: Vec<_> = d.problems.iter().map(|p| p.code).collect();
+    assert_eq!(codes, ["warc_bad_header"]);
+    assert_eq!(d.problems[0].offset, start as u64);
+    // Record 1 cut inside its header, record 2 right after: record 2 is not taken for
+    // the rest of record 1's header.
+    let file = [
+        recs[0].clone(),
+        recs[1][..60].to_vec(),
+        b"\r\n".to_vec(),
+        recs[2].clone(),
+        recs[3].clone(),
+    ]
+    .concat();
+    let d = open_bytes(file, "x.warc").unwrap();
+    assert_eq!(uris(&d), [host_uri(0), host_uri(2), host_uri(3)]);
+    assert_eq!(d.problems.len(), 1, "{:?}", d.problems);
+    assert!(d.problems[0].message.contains("another WARC/ line"));
+}
+
+#[test]
+fn corrupt_member_that_ran_into_the_next_is_gone_back_over() {
+    let members: Vec<Vec<u8>> = (0..5).map(|i| gzip(&robots_record(i))).collect();
+    let want = [host_uri(0), host_uri(1), host_uri(3), host_uri(4)];
+    // Member 2 cut short: its deflate decoder reads member 3 as its own data.
+    let mut cut = members.clone();
+    let half = cut[2].len() / 2;
+    cut[2].truncate(half);
+    // Member 2's only deflate block loses its BFINAL bit: the decoder goes on into
+    // member 3 (the level-1 encoder writes one final block per small member).
+    let mut open_ended = members.clone();
+    open_ended[2][10] ^= 1;
+    for (name, file) in [("cut", cut.concat()), ("bfinal", open_ended.concat())] {
+        let d = open_bytes(file, "x.warc.gz").unwrap();
+        assert_eq!(uris(&d), want, "{name}: {:?}", d.problems);
+        assert_eq!(d.problems.len(), 1, "{name}: {:?}", d.problems);
+    }
+    // Damage before the first member of a .gz file: still read as gzip.
+    let mut first = members.concat();
+    first[0] ^= 0xff;
+    let d = open_bytes(first, "x.warc.gz").unwrap();
+    assert_eq!(
+        uris(&d),
+        [host_uri(1), host_uri(2), host_uri(3), host_uri(4)]
+    );
+    assert_eq!(d.problems.len(), 1, "{:?}", d.problems);
+}
+
+#[test]
+fn data_decoded_before_a_corrupt_point_is_kept() {
+    // Whole-file gzip of many records, corrupted far into the stream: every record
+    // decoded before the damage comes out, even the last ones before it.
+    let plain: Vec<u8> = (0..2000).flat_map(robots_record).collect();
+    let mut gz = gzip(&plain);
+    let at = gz.len() * 3 / 4;
+    gz[at..at + 64].fill(0);
+    // What the intact prefix decodes to, independently.
+    let mut prefix = Vec::new();
+    let mut dec = flate2::read::GzDecoder::new(&gz[..at]);
+    let _ = std::io::copy(&mut dec, &mut prefix);
+    let intact = (0..2000)
+        .take_while(|&i| {
+            let end: usize = (0..=i).map(|j| robots_record(j).len()).sum();
+            end <= prefix.len()
+        })
+        .count();
+    assert!(intact > 1000, "{intact}");
+    let d = open_bytes(gz, "x.warc.gz").unwrap();
+    let got = uris(&d);
+    let want: Vec<String> = (0..intact).map(host_uri).collect();
+    assert_eq!(&got[..intact], want.as_slice());
+}
+
+#[test]
+fn record_at_a_member_start_is_found_after_damage_without_a_line_break() {
+    // Member 1 holds a record whose length runs 20 bytes into member 2 and whose data
+    // does not end in a line break: member 2's record starts mid-line, but at a member
+    // start, so it is still where the damaged record ends.
+    let block = http_block("", b"User-agent: *\nDisallow: /x");
+    let mut damaged = format!(
+        "WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: https://d.example/robots.txt\r\n\
+         Content-Length: {}\r\n\r\n",
+        block.len() + 20
+    )
+    .into_bytes();
+    damaged.extend_from_slice(&block);
+    let file = [
+        gzip(&robots_record(0)),
+        gzip(&damaged),
+        gzip(&robots_record(2)),
+        gzip(&robots_record(3)),
+    ]
+    .concat();
+    let d = open_bytes(file, "x.warc.gz").unwrap();
+    assert_eq!(
+        uris(&d),
+        [
+            host_uri(0),
+            "https://d.example/robots.txt".to_owned(),
+            host_uri(2),
+            host_uri(3)
+        ]
+    );
+    assert!(d.problems.is_empty(), "{:?}", d.problems);
+    assert_eq!(d.captures[1].body, b"User-agent: *\nDisallow: /x");
+    assert_eq!(d.captures[1].warnings[0].code, "warc_length_mismatch");
+}
+
+#[test]
+fn csv_damaged_quote_does_not_swallow_the_rows_after_it() {
+    let body = |i: usize| format!("\"User-agent: *\nDisallow: /a{i}\nAllow: /b{i}\n\"");
+    let rows: Vec<String> = (0..6)
+        .map(|i| format!("https://h{i}.example/robots.txt,200,{}\n", body(i)))
+        .collect();
+    let clean = format!("url,status,body\n{}", rows.concat());
+    for (name, damaged) in [
+        // The opening quote of row 2's body is lost: its lines become rows.
+        (
+            "lost opening quote",
+            clean.replacen(
+                ",\"User-agent: *\nDisallow: /a2",
+                ",User-agent: *\nDisallow: /a2",
+                1,
+            ),
+        ),
+        // A stray quote inside row 2's body: the real closing quote opens a field that
+        // would run over row 3.
+        (
+            "stray quote",
+            clean.replacen("Disallow: /a2", "Disallow: /\"a2", 1),
+        ),
+    ] {
+        let d = open_bytes(damaged.into_bytes(), "x.csv").unwrap();
+        let got = uris(&d);
+        for i in [0, 1, 3, 4, 5] {
+            let want = format!("https://h{i}.example/robots.txt");
+            let c = d
+                .captures
+                .iter()
+                .find(|c| c.target_uri == want)
+                .unwrap_or_else(|| panic!("{name}: row {i} lost: {got:?}"));
+            assert_eq!(
+                c.body,
+                body(i).trim_matches('"').as_bytes(),
+                "{name}: row {i}"
+            );
+        }
+        assert!(d.captures.len() <= 6, "{name}: {got:?}");
+        assert_eq!(d.problems.len(), 1, "{name}: {:?}", d.problems);
+        assert_eq!(d.problems[0].code, "csv_bad_row");
+    }
+}
+
+#[test]
+fn record_after_a_damaged_terminator_is_found() {
+    // The LF just before record 2's version line is flipped: record 2 no longer starts a
+    // line, yet it is read; the damaged byte is one reported range.
+    let recs: Vec<Vec<u8>> = (0..4).map(robots_record).collect();
+    let mut file = recs.concat();
+    let at = recs[0].len() + recs[1].len() - 1;
+    assert_eq!(file[at], b'\n');
+    file[at] = b'x';
+    let d = open_bytes(file, "x.warc").unwrap();
+    assert_eq!(uris(&d), (0..4).map(host_uri).collect::<Vec<_>>());
+    assert_eq!(d.problems.len(), 1, "{:?}", d.problems);
+}
+
+#[test]
+fn member_or_frame_cut_at_any_length_loses_only_its_record() {
+    let records: Vec<Vec<u8>> = (0..5).map(robots_record).collect();
+    let want = [host_uri(0), host_uri(1), host_uri(3), host_uri(4)];
+    let gz: Vec<Vec<u8>> = records.iter().map(|r| gzip(r)).collect();
+    let zst: Vec<Vec<u8>> = records
+        .iter()
+        .map(|r| zstd::encode_all(&r[..], 3).unwrap())
+        .collect();
+    for (units, hint) in [(gz, "x.warc.gz"), (zst, "x.warc.zst")] {
+        for cut in 1..units[2].len() {
+            let mut file = [units[0].clone(), units[1].clone()].concat();
+            file.extend_from_slice(&units[2][..cut]);
+            file.extend(units[3..].concat());
+            let d = open_bytes(file, hint).unwrap();
+            // Record 2 may still come out when its data decoded whole (only the end of
+            // the unit was cut); then it carries the damage as a warning.
+            let damaged = d.captures.iter().find(|c| c.target_uri == host_uri(2));
+            let got: Vec<_> = uris(&d).into_iter().filter(|u| *u != host_uri(2)).collect();
+            assert_eq!(got, want, "{hint} cut at {cut}: {:?}", d.problems);
+            assert!(
+                !d.problems.is_empty() || damaged.is_some_and(|c| !c.warnings.is_empty()),
+                "{hint} cut at {cut}: the damage is reported: {} {:?} {:?}",
+                d.events,
+                d.skipped,
+                d.captures
+                    .iter()
+                    .map(|c| (&c.target_uri, &c.warnings))
+                    .collect::<Vec<_>>()
+            );
+            assert!(d.events <= 6, "{hint} cut at {cut}: {} events", d.events);
+        }
     }
 }

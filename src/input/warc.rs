@@ -1,59 +1,70 @@
 //! WARC record framing: the decompressed stream in, one [`Event`] per record out.
 //!
 //! Hand-written for the quirks of real archives: version lines `WARC/0.18`, `1.0`,
-//! `1.1`; header lines ending in LF, CRLF or CR CR LF; missing trailing CRLFs and NUL
-//! padding between records (all skipped). When a record does not end where the next
-//! `WARC/` line starts (a wrong Content-Length), the reader scans for the next line that
-//! starts with a valid version line and reports the skipped bytes once. The block is
-//! streamed: only the WARC and HTTP header blocks are held whole (each capped by
-//! [`MAX_HEADER_BYTES`]); the body passes through [`BodyDecoder`] into the capture.
+//! `1.1`; header lines ending in LF, CRLF or CR CR LF; missing trailing CRLFs and a few
+//! NUL bytes between records (skipped). The block is streamed: only the WARC and HTTP
+//! header blocks are held whole (each capped by [`MAX_HEADER_BYTES`]); the body passes
+//! through [`BodyDecoder`] into the capture.
+//!
+//! Damage never makes a record vanish silently; every byte the reader passes over is
+//! either in a record or in a reported range:
+//! - junk where a record should start: the reader scans for the next line that starts
+//!   with a valid version line and reports the skipped range once;
+//! - a run of NUL / CR / LF longer than [`MAX_RECORD_GAP`] (a zero-filled record, a
+//!   file cut and padded) is one `warc_padding` problem with its offset and length;
+//! - a Content-Length too large: while a block streams, a line starting with a valid
+//!   version line is a resync point unless the declared end lands cleanly (CRLF CRLF and
+//!   the next record, or the end of the data); the damaged record ends there with a
+//!   `warc_length_mismatch` warning and the later records are read as usual;
+//! - notices of the decompressor (a bad gzip CRC) go to the record holding the member's
+//!   last byte: a warning of a capture, or the one problem of a record that is no capture.
 
-use super::decompress::Stream;
+use super::buffer::{BUF_MAX, BUF_SIZE};
+use super::decompress::{take_notices, Stream};
 use super::error::InputError;
 use super::http::{header_end, header_fields, parse_head, set_text, BodyDecoder, Coding, Encoding};
-use super::{Capture, CaptureKind, CaptureReader, Event};
-use crate::limits::MAX_HEADER_BYTES;
+use super::scan::{
+    ends_cleanly, is_separator, line_starts_with_warc, terminator_start, trailing_newlines,
+    version_line, Version, END_PROBE, VERSION_PROBE,
+};
+use super::{Capture, CaptureKind, CaptureReader, Event, InputProblem};
+use crate::limits::{MAX_HEADER_BYTES, MAX_RECORD_GAP};
 
-/// Bytes needed to judge a version line (`WARC/0.18\r\r\n` and some slack).
-const VERSION_PROBE: usize = 32;
+/// Bytes kept visible past the part of a block being decided, so a `WARC/` line that
+/// starts inside that part is seen whole.
+const LOOK: usize = 64;
+/// Farthest declared record end (from the current position) that is looked at directly
+/// when judging a `WARC/` line inside a block; a farther one cannot be buffered, so the
+/// header after the `WARC/` line is judged instead.
+const REACH: usize = MAX_HEADER_BYTES;
+const _: () = assert!(REACH + END_PROBE <= BUF_MAX);
 
-/// Does `b` start with a WARC version line (`WARC/<digits and dots>` then CR* LF)?
-#[derive(Debug, PartialEq, Eq)]
-enum Version {
-    Yes,
-    No,
-    NeedMore,
+/// How the streaming of a record block ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum BlockEnd {
+    /// All the declared bytes were read.
+    Complete,
+    /// The data ended (or broke) first.
+    Ended,
+    /// A record header inside the block, at this stream offset, was taken as the next
+    /// record: the declared length was too large.
+    Cut(u64),
 }
 
-fn version_line(b: &[u8]) -> Version {
-    const MAGIC: &[u8] = b"WARC/";
-    if b.len() < MAGIC.len() {
-        return if MAGIC.starts_with(b) {
-            Version::NeedMore
-        } else {
-            Version::No
-        };
+/// Where a header block must end at the latest in `a` (which starts with a version
+/// line), and why: the first NUL byte, or the first later version line (complete or cut
+/// by the end of `a`) that starts a line or a member / frame (`unit_at`).
+fn header_damage(a: &[u8], unit_at: impl Fn(usize) -> bool) -> (usize, Option<&'static str>) {
+    let nul = memchr::memchr(0, a);
+    let version = memchr::memmem::find_iter(a, b"WARC/")
+        .filter(|&k| k > 0 && (a.get(k - 1) == Some(&b'\n') || unit_at(k)))
+        .find(|&k| version_line(a.get(k..).unwrap_or_default()) != Version::No);
+    match (nul, version) {
+        (Some(n), Some(v)) if v < n => (v, Some("another WARC/ line")),
+        (Some(n), _) => (n, Some("a NUL byte")),
+        (None, Some(v)) => (v, Some("another WARC/ line")),
+        (None, None) => (a.len(), None),
     }
-    if !b.starts_with(MAGIC) {
-        return Version::No;
-    }
-    let rest = b.get(MAGIC.len()..).unwrap_or_default();
-    let digits = rest
-        .iter()
-        .take_while(|c| c.is_ascii_digit() || **c == b'.')
-        .count();
-    let after = rest.get(digits..).unwrap_or_default();
-    let crs = after.iter().take_while(|&&c| c == b'\r').count();
-    match after.get(crs) {
-        _ if digits == 0 || digits > 8 => Version::No,
-        Some(b'\n') => Version::Yes,
-        Some(_) => Version::No,
-        None => Version::NeedMore,
-    }
-}
-
-fn is_separator(c: u8) -> bool {
-    matches!(c, b'\r' | b'\n' | b'\0')
 }
 
 /// Is this an http(s) URI whose path ends with `/robots.txt`?
@@ -87,6 +98,13 @@ pub(crate) struct WarcReader {
     head: RecordHead,
     /// The last event was a complete record, so junk now means its length was wrong.
     after_record: bool,
+    /// `isPartOf` of the first warcinfo record: the input's crawl.
+    is_part_of: Option<String>,
+    /// Where the separator bytes after the last record's block start: the run is
+    /// measured (and reported when too long) at the next event.
+    gap_start: Option<u64>,
+    /// Decompressor notices taken for the current event (reused buffer).
+    notes: Vec<InputProblem>,
 }
 
 impl WarcReader {
@@ -96,6 +114,9 @@ impl WarcReader {
             body: BodyDecoder::default(),
             head: RecordHead::default(),
             after_record: false,
+            is_part_of: None,
+            gap_start: None,
+            notes: Vec::new(),
         }
     }
 
@@ -111,12 +132,14 @@ impl WarcReader {
         }
     }
 
-    /// Consumes bytes up to the next valid version line that starts a line (or follows
-    /// separators); returns how many were skipped. Stops at a break or the end.
-    fn resync(&mut self) -> u64 {
+    /// Consumes bytes up to the next valid version line; returns how many were skipped.
+    /// Stops at a break or the end. A version line at the current position counts only
+    /// when `here_ok` (else it is the spot that just failed). The line need not start a
+    /// line: the skipped bytes are damaged already, and the byte before the next record
+    /// may be the damaged one.
+    fn resync(&mut self, here_ok: bool) -> u64 {
         let mut skipped = 0u64;
-        let mut prev = b'\n';
-        let mut first = true;
+        let mut first = !here_ok;
         loop {
             let a = self.s.fill(VERSION_PROBE.max(4096));
             if a.is_empty() {
@@ -127,14 +150,6 @@ impl WarcReader {
             for k in memchr::memmem::find_iter(a, b"WARC/") {
                 if k == 0 && first {
                     continue; // The spot that just failed.
-                }
-                let before = if k == 0 {
-                    prev
-                } else {
-                    a.get(k - 1).copied().unwrap_or(b'\n')
-                };
-                if !is_separator(before) {
-                    continue;
                 }
                 match version_line(a.get(k..).unwrap_or_default()) {
                     Version::Yes => {
@@ -157,7 +172,6 @@ impl WarcReader {
             if cut == a.len() {
                 cut = a.len().saturating_sub(4).max(1);
             }
-            prev = a.get(cut - 1).copied().unwrap_or(b'\n');
             self.s.consume(cut);
             skipped += cut as u64;
             first = false;
@@ -169,9 +183,25 @@ impl WarcReader {
         let at = self.s.pos();
         let mut want = 4096;
         let len = loop {
-            let a = self.s.fill(want);
-            if let Some(n) = header_end(a) {
+            self.s.fill(want);
+            let (a, src) = (self.s.avail(), self.s.source());
+            // A header ends at its blank line; a NUL byte or another version line before
+            // it means the header was blanked or cut, and the next record may follow.
+            let (stop, why) = header_damage(a, |k| src.starts_unit(at + k as u64));
+            if let Some(n) = header_end(a.get(..stop).unwrap_or_default()) {
                 break n;
+            }
+            if let Some(why) = why {
+                self.s.consume(stop);
+                self.resync(true);
+                let to = self.s.pos();
+                let msg = format!(
+                    "header at byte {at} cut by {why} at byte {}; bytes {at}..{to} of the {} \
+                     skipped",
+                    at + stop as u64,
+                    self.stream_name()
+                );
+                return Err(Event::Problem(InputError::WarcBadHeader(msg).at(at)));
             }
             if a.len() < want {
                 let n = a.len();
@@ -179,7 +209,7 @@ impl WarcReader {
                 return Err(self.truncated(at, "inside the WARC header block"));
             }
             if a.len() >= MAX_HEADER_BYTES {
-                let skipped = self.resync();
+                let skipped = self.resync(false);
                 let msg = format!("header block over {MAX_HEADER_BYTES} bytes; skipped {skipped}");
                 return Err(Event::Problem(InputError::WarcBadHeader(msg).at(at)));
             }
@@ -215,7 +245,7 @@ impl WarcReader {
         }
         self.s.consume(len);
         if self.head.content_length.is_none() {
-            let skipped = self.resync();
+            let skipped = self.resync(false);
             let msg = format!("missing or invalid Content-Length; skipped {skipped} bytes");
             return Err(Event::Problem(InputError::WarcBadHeader(msg).at(at)));
         }
@@ -225,9 +255,10 @@ impl WarcReader {
     /// The record starting at `at` is cut by the end of the data (or a decompression
     /// break, whose problem is folded into this one).
     fn truncated(&mut self, at: u64, where_: &str) -> Event {
+        let range = format!("bytes {at}..{} of the {}", self.s.pos(), self.stream_name());
         let msg = match self.s.take_break() {
-            Some(p) => format!("{where_}: {} ({})", p.message, p.code),
-            None => format!("{where_}: end of input"),
+            Some(p) => format!("{where_} ({range}): {} ({})", p.message, p.code),
+            None => format!("{where_} ({range}): end of input"),
         };
         self.after_record = false;
         Event::Problem(InputError::WarcTruncatedFile(msg).at(at))
@@ -240,8 +271,13 @@ impl WarcReader {
         let want = usize::try_from(left)
             .unwrap_or(usize::MAX)
             .min(MAX_HEADER_BYTES);
-        let a = self.s.fill(want);
+        self.s.fill(want);
+        let (a, src) = (self.s.avail(), self.s.source());
         let region = a.get(..want.min(a.len())).unwrap_or_default();
+        // The head cannot run over the next record (a block shorter than its length):
+        // the in-block scan of stream_block must see that record's version line.
+        let next = header_damage(region, |k| src.starts_unit(at + k as u64)).0;
+        let region = region.get(..next).unwrap_or(region);
         let identity = Coding {
             chunked: false,
             encoding: Encoding::Identity,
@@ -267,22 +303,126 @@ impl WarcReader {
         (coding, len as u64)
     }
 
-    /// Streams `left` block bytes, into the body decoder when `keep`; `false` when the
-    /// data ended first.
-    fn stream_block(&mut self, mut left: u64, keep: bool, cap: &mut Capture) -> bool {
-        while left > 0 {
-            let a = self.s.fill(1);
+    /// Streams the block up to stream offset `end`, into the body decoder when `keep`.
+    /// Stops early at a record header inside the block that [`Self::is_resync_point`]
+    /// accepts; the CRLF CRLF before it is the damaged record's terminator, not body.
+    fn stream_block(&mut self, end: u64, keep: bool, cap: &mut Capture) -> BlockEnd {
+        // The byte before the block: the LF that ends the header block.
+        let mut prev = b'\n';
+        loop {
+            let left = usize::try_from(end.saturating_sub(self.s.pos())).unwrap_or(usize::MAX);
+            if left == 0 {
+                return BlockEnd::Complete;
+            }
+            let want = left.min(BUF_SIZE) + LOOK;
+            let a = self.s.fill(want);
             if a.is_empty() {
-                return false;
+                return BlockEnd::Ended;
             }
-            let n = usize::try_from(left).unwrap_or(usize::MAX).min(a.len());
+            let short = a.len() < want;
+            let n = left.min(a.len());
+            // Decide only bytes followed by LOOK visible ones (all of them at the end).
+            let limit = if short { n } else { n.min(a.len() - LOOK) };
+            let mut from = 0;
+            let cut = loop {
+                let a = self.s.avail();
+                let before = if from == 0 {
+                    prev
+                } else {
+                    a.get(from - 1).copied().unwrap_or(0)
+                };
+                let window = a.get(from..).unwrap_or_default();
+                let here = self.s.pos() + from as u64;
+                let src = self.s.source();
+                // A record starts at a line start, or at a member / frame start (after
+                // damaged data that does not end in a line break).
+                let Some(k) = line_starts_with_warc(window, limit - from, before)
+                    .chain(
+                        memchr::memmem::find_iter(window, b"WARC/")
+                            .take_while(|&k| k < limit - from)
+                            .filter(|&k| src.starts_unit(here + k as u64)),
+                    )
+                    .min()
+                else {
+                    break None;
+                };
+                let k = from + k;
+                if self.is_resync_point(k, end) {
+                    break Some(k);
+                }
+                from = k + 1;
+            };
+            let a = self.s.avail();
+            if let Some(k) = cut {
+                let body_end = terminator_start(a.get(..k).unwrap_or_default());
+                if keep {
+                    self.body.push(a.get(..body_end).unwrap_or_default(), cap);
+                }
+                self.s.consume(k);
+                return BlockEnd::Cut(self.s.pos());
+            }
+            // Hold back a trailing CR/LF run while the block goes on: if a record header
+            // follows it, the run is a terminator, not body.
+            let mut take = limit;
+            if limit < left {
+                let t = trailing_newlines(a.get(..limit).unwrap_or_default());
+                if t > 0 {
+                    take = t;
+                }
+            }
+            let piece = a.get(..take).unwrap_or_default();
+            prev = piece.last().copied().unwrap_or(prev);
             if keep {
-                self.body.push(a.get(..n).unwrap_or_default(), cap);
+                self.body.push(piece, cap);
             }
-            self.s.consume(n);
-            left -= n as u64;
+            self.s.consume(take);
         }
-        true
+    }
+
+    /// Is the `WARC/` line `k` bytes ahead the start of the next record, although the
+    /// current block (declared to end at stream offset `end`) goes on past it? Yes when
+    /// it is a valid version line and the declared end does not land cleanly
+    /// ([`ends_cleanly`]); when the declared end is out of reach, when the line opens a
+    /// complete WARC header block with a WARC-Type or WARC-Record-ID and a
+    /// Content-Length.
+    fn is_resync_point(&mut self, k: usize, end: u64) -> bool {
+        let a = self.s.fill(k + VERSION_PROBE);
+        if version_line(a.get(k..).unwrap_or_default()) != Version::Yes {
+            return false;
+        }
+        let ahead = end.saturating_sub(self.s.pos());
+        match usize::try_from(ahead) {
+            Ok(d) if d <= REACH => {
+                let a = self.s.fill(d + END_PROBE);
+                let at_end = a.len() < d + END_PROBE;
+                match a.get(d..) {
+                    Some(rest) => !ends_cleanly(rest, at_end),
+                    // The data ends before the declared end.
+                    None => true,
+                }
+            }
+            _ => {
+                let a = self.s.fill(k + MAX_HEADER_BYTES);
+                let Some(h) = a.get(k..) else {
+                    return false;
+                };
+                let Some(len) = header_end(h) else {
+                    return false;
+                };
+                let (mut has_length, mut has_id) = (false, false);
+                for (name, value) in header_fields(h.get(..len).unwrap_or_default()) {
+                    if name.eq_ignore_ascii_case(b"Content-Length") {
+                        has_length =
+                            std::str::from_utf8(value).is_ok_and(|v| v.parse::<u64>().is_ok());
+                    } else if name.eq_ignore_ascii_case(b"WARC-Type")
+                        || name.eq_ignore_ascii_case(b"WARC-Record-ID")
+                    {
+                        has_id = true;
+                    }
+                }
+                has_length && has_id
+            }
+        }
     }
 
     /// Reads one record whose version line is at the current position.
@@ -293,30 +433,45 @@ impl WarcReader {
             return event;
         }
         let block_len = self.head.content_length.unwrap_or(0);
+        let block_start = self.s.pos();
+        let end = block_start.saturating_add(block_len);
         let kind = match self.head.warc_type.as_str() {
             "response" => Some(CaptureKind::Response),
             "revisit" => Some(CaptureKind::Revisit),
             "resource" if is_robots_uri(&cap.target_uri) => Some(CaptureKind::Resource),
             _ => None,
         };
-        let complete = match kind {
-            None => self.stream_block(block_len, false, cap),
+        let warcinfo = kind.is_none() && self.head.warc_type == "warcinfo";
+        let outcome = match kind {
+            // The first warcinfo block is kept for its isPartOf (the crawl).
+            None if warcinfo && self.is_part_of.is_none() => {
+                let coding = Coding {
+                    chunked: false,
+                    encoding: Encoding::Identity,
+                };
+                self.body.start(&coding, self.s.pos(), cap);
+                let outcome = self.stream_block(end, true, cap);
+                self.body.finish(cap);
+                self.is_part_of = Some(is_part_of(&cap.body).unwrap_or_default());
+                cap.body.clear();
+                outcome
+            }
+            None => self.stream_block(end, false, cap),
             Some(CaptureKind::Resource) => {
                 let coding = Coding {
                     chunked: false,
                     encoding: Encoding::Identity,
                 };
                 self.body.start(&coding, self.s.pos(), cap);
-                let ok = self.stream_block(block_len, true, cap);
+                let outcome = self.stream_block(end, true, cap);
                 self.body.finish(cap);
-                ok
+                outcome
             }
             Some(_) => {
-                let (coding, used) = self.read_http_head(block_len, cap);
-                let left = block_len.saturating_sub(used);
+                let (coding, _) = self.read_http_head(block_len, cap);
                 let is_revisit = kind == Some(CaptureKind::Revisit);
                 self.body.start(&coding, self.s.pos(), cap);
-                let ok = self.stream_block(left, !is_revisit, cap);
+                let outcome = self.stream_block(end, !is_revisit, cap);
                 self.body.finish(cap);
                 if is_revisit {
                     // A revisit stores no payload; whatever follows the head is not one.
@@ -325,13 +480,24 @@ impl WarcReader {
                     cap.body_cut_at_cap = false;
                     cap.body_size_is_lower_bound = false;
                 }
-                ok
+                outcome
             }
         };
-        if !complete {
-            return self.truncated(rec_start, "inside the WARC record block");
+        match outcome {
+            BlockEnd::Ended => return self.truncated(rec_start, "inside the WARC record block"),
+            BlockEnd::Cut(at) => {
+                let msg = format!(
+                    "Content-Length {block_len} runs past the WARC/ line at byte {at}, where \
+                     the next record starts; this record was ended there after {} of its \
+                     declared bytes",
+                    at - block_start
+                );
+                cap.warnings
+                    .push(InputError::WarcLengthMismatch(msg).at(rec_start));
+            }
+            BlockEnd::Complete => {}
         }
-        self.finish_record(rec_start, cap);
+        self.finish_record(rec_start, cap, outcome);
         match kind {
             Some(k) => {
                 cap.kind = k;
@@ -342,21 +508,26 @@ impl WarcReader {
     }
 
     /// Checks that the next record starts right after this one and fills the offsets.
-    fn finish_record(&mut self, rec_start: u64, cap: &mut Capture) {
+    fn finish_record(&mut self, rec_start: u64, cap: &mut Capture, outcome: BlockEnd) {
         let block_end = self.s.pos();
+        self.gap_start = Some(block_end);
         self.skip_separators();
         let next = self.s.fill(VERSION_PROBE);
         let aligned = next.is_empty() || version_line(next) != Version::No;
         self.after_record = true;
-        if !aligned {
+        if !aligned && outcome == BlockEnd::Complete {
             let msg = format!("no WARC version line after the block (at byte {block_end})");
             cap.warnings
                 .push(InputError::WarcLengthMismatch(msg).at(rec_start));
         }
-        let rec_end = self.s.pos();
+        let mut rec_end = self.s.pos();
         let src = self.s.source();
         cap.stream_offset = rec_start;
         if src.is_plain() {
+            if rec_end - block_end > MAX_RECORD_GAP {
+                // Padding after the record is reported on its own, not re-fetched with it.
+                rec_end = block_end;
+            }
             cap.file_offset = rec_start;
             cap.file_length = rec_end - rec_start;
         } else {
@@ -365,46 +536,149 @@ impl WarcReader {
             cap.file_length = length;
         }
     }
+
+    /// Takes the decompressor notices up to the current position into `self.notes`.
+    fn take_notes(&mut self) {
+        self.notes.clear();
+        let upto = self.s.pos();
+        take_notices(&mut self.s, upto, &mut self.notes);
+    }
+
+    /// `p` with the taken notices appended to its message (one record, one event).
+    fn fold_notes(&mut self, mut p: InputProblem) -> InputProblem {
+        p.absorb(&mut self.notes);
+        p
+    }
+
+    /// The event of a record just read, with the notices of the members it ended.
+    fn with_notes(&mut self, event: Event, cap: &mut Capture) -> Event {
+        self.take_notes();
+        match event {
+            Event::Capture => {
+                cap.warnings.append(&mut self.notes);
+                Event::Capture
+            }
+            Event::Skipped(kind) if cap.warnings.is_empty() && self.notes.is_empty() => {
+                Event::Skipped(kind)
+            }
+            // A damaged record that is no capture has no document to carry a warning:
+            // it is one problem instead of a skip.
+            Event::Skipped(kind) => {
+                cap.warnings.append(&mut self.notes);
+                let mut first = cap.warnings.remove(0);
+                first.message = format!("{kind:?} record: {}", first.message);
+                self.notes.append(&mut cap.warnings);
+                Event::Problem(self.fold_notes(first))
+            }
+            Event::Problem(p) => Event::Problem(self.fold_notes(p)),
+        }
+    }
+
+    /// The `warc_padding` problem for the separator bytes `from..to`.
+    fn padding(&mut self, from: u64, to: u64) -> Event {
+        self.after_record = false;
+        let msg = format!(
+            "{} bytes of NUL/CR/LF at bytes {from}..{to} of the {}",
+            to - from,
+            self.stream_name()
+        );
+        self.take_notes();
+        Event::Problem(self.fold_notes(InputError::WarcPadding(msg).at(from)))
+    }
+
+    fn stream_name(&self) -> &'static str {
+        if self.s.source().is_plain() {
+            "file"
+        } else {
+            "decompressed stream"
+        }
+    }
+
+    /// Junk where a record should start, from `from`: skipped up to the next version line.
+    fn junk(&mut self, from: u64) -> Event {
+        self.resync(false);
+        let to = self.s.pos();
+        let skipped = to - from;
+        self.take_notes();
+        if let Some(mut p) = self.s.take_break() {
+            // Junk that runs into a decompression break is usually the garbage a corrupt
+            // member decoded to: one problem, not two.
+            p.message = format!("{} (after {skipped} undecodable bytes)", p.message);
+            self.after_record = false;
+            return Event::Problem(self.fold_notes(p));
+        }
+        let range = format!("bytes {from}..{to} of the {}", self.stream_name());
+        let e = if self.after_record {
+            InputError::WarcLengthMismatch(format!(
+                "{skipped} bytes ({range}) between the end of a record and the next WARC/ line"
+            ))
+        } else {
+            InputError::WarcBadHeader(format!("{skipped} bytes ({range}) without a WARC/ line"))
+        };
+        self.after_record = false;
+        Event::Problem(self.fold_notes(e.at(from)))
+    }
+}
+
+/// The `isPartOf` field of a warcinfo block (`application/warc-fields` lines).
+fn is_part_of(block: &[u8]) -> Option<String> {
+    block.split(|&b| b == b'\n').find_map(|line| {
+        let (key, value) = std::str::from_utf8(line).ok()?.split_once(':')?;
+        let value = value.trim();
+        (key.trim().eq_ignore_ascii_case("isPartOf") && !value.is_empty()).then(|| value.to_owned())
+    })
 }
 
 impl CaptureReader for WarcReader {
+    fn crawl(&self) -> Option<String> {
+        self.is_part_of.clone().filter(|c| !c.is_empty())
+    }
+
     fn next_event(&mut self, capture: &mut Capture) -> Option<Event> {
+        let gap_from = self.gap_start.take().unwrap_or_else(|| self.s.pos());
         self.skip_separators();
-        if let Some(p) = self.s.take_break() {
+        let pos = self.s.pos();
+        let gap = pos - gap_from;
+        if let Some(mut p) = self.s.take_break() {
             self.after_record = false;
-            return Some(Event::Problem(p));
+            if gap > MAX_RECORD_GAP {
+                p.message = format!("{} (after {gap} bytes of NUL/CR/LF)", p.message);
+            }
+            self.take_notes();
+            return Some(Event::Problem(self.fold_notes(p)));
         }
         let head = self.s.fill(VERSION_PROBE);
         if head.is_empty() {
-            // The end, or a break that take_break will report on the next call.
-            return if self.s.at_eof() {
-                None
-            } else {
-                self.next_event(capture)
-            };
+            if !self.s.at_eof() {
+                // A break that take_break will report on the next call.
+                self.gap_start = Some(gap_from);
+                return self.next_event(capture);
+            }
+            if gap > MAX_RECORD_GAP {
+                return Some(self.padding(gap_from, pos));
+            }
+            // Notices of members that held no record (only separators).
+            self.notes.clear();
+            take_notices(&mut self.s, u64::MAX, &mut self.notes);
+            if self.notes.is_empty() {
+                return None;
+            }
+            let first = self.notes.remove(0);
+            return Some(Event::Problem(self.fold_notes(first)));
         }
         match version_line(head) {
-            Version::Yes => Some(self.read_record(capture)),
-            _ => {
-                let at = self.s.pos();
-                let skipped = self.resync();
-                if let Some(mut p) = self.s.take_break() {
-                    // Junk that runs into a decompression break is usually the garbage a
-                    // corrupt member decoded to: one problem, not two.
-                    p.message = format!("{} (after {skipped} undecodable bytes)", p.message);
-                    self.after_record = false;
-                    return Some(Event::Problem(p));
+            Version::Yes if gap > MAX_RECORD_GAP => Some(self.padding(gap_from, pos)),
+            Version::Yes => {
+                self.take_notes();
+                if !self.notes.is_empty() {
+                    // Members that ended before this record, in the separators.
+                    let first = self.notes.remove(0);
+                    return Some(Event::Problem(self.fold_notes(first)));
                 }
-                let e = if self.after_record {
-                    InputError::WarcLengthMismatch(format!(
-                        "{skipped} bytes between the end of a record and the next WARC/ line"
-                    ))
-                } else {
-                    InputError::WarcBadHeader(format!("{skipped} bytes without a WARC/ line"))
-                };
-                self.after_record = false;
-                Some(Event::Problem(e.at(at)))
+                let event = self.read_record(capture);
+                Some(self.with_notes(event, capture))
             }
+            _ => Some(self.junk(gap_from)),
         }
     }
 

@@ -1,19 +1,16 @@
-//! Output stage: Parquet part files, one per input and table, written atomically.
+//! Output stage: Parquet part files, one per task, crawl and table, committed atomically.
 //!
-//! Layout: `<out>/<table>/<part>.parquet` for every table, and
-//! `<out>/_manifests/<part>.json` per input. `<part>` is derived only from the
-//! input's path (its file name plus a hash of the path as given), never from
-//! record contents or thread scheduling, so a rerun or a retried task overwrites
-//! the same files. Parts are written under `.tmp` names and renamed when complete;
-//! the manifest is written last, so its presence means the input is done.
-//! Files are not fsynced: a killed process loses nothing the kernel already has,
-//! and syncing eight files per input would dominate small Common Crawl inputs.
+//! [`dataset`] owns the layout (`<out>/<table>/crawl=<CRAWL>/<task>.parquet`), the task
+//! list, the manifests and the commit protocol; [`PartWriter`] encodes the rows of one
+//! task and one crawl into one part per table (columns in parallel) and commits them.
+//! [`schema`] defines every table once; [`rows`] appends rows from the parsed model.
 
+pub mod dataset;
 pub mod rows;
 pub mod schema;
 
 use std::fs::{self, File};
-use std::io::{BufWriter, Write};
+use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 
 use arrow_array::RecordBatch;
@@ -65,35 +62,6 @@ fn parquet_err(path: &Path) -> impl FnOnce(parquet::errors::ParquetError) -> Out
     }
 }
 
-pub const MANIFEST_DIR: &str = "_manifests";
-
-/// The deterministic part name of an input: `<file name>-<8 hex of SHA-1(path)>`.
-pub fn part_name(source: &str) -> String {
-    use sha1::Digest;
-    let file_name = Path::new(source)
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let safe: String = file_name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_') {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    let digest = sha1::Sha1::digest(source.as_bytes());
-    let hash: String = digest[..4].iter().map(|b| format!("{b:02x}")).collect();
-    format!("{safe}-{hash}")
-}
-
-/// The manifest path of an input's part.
-pub fn manifest_path(out: &Path, part: &str) -> PathBuf {
-    out.join(MANIFEST_DIR).join(format!("{part}.json"))
-}
-
 /// Rows per row group: a table's open row group is closed at the first batch
 /// boundary at or past this many rows (boundaries depend only on the input).
 pub const ROW_GROUP_ROWS: usize = 128 * 1024;
@@ -130,6 +98,9 @@ pub(crate) fn properties(table: Table) -> WriterProperties {
 /// encoded by its own [`ArrowColumnWriter`] so columns can be encoded in parallel.
 struct Part {
     table: Table,
+    crawl: String,
+    /// Path relative to the dataset root (what the manifest records).
+    relative: PathBuf,
     tmp: PathBuf,
     path: PathBuf,
     file: SerializedFileWriter<BufWriter<File>>,
@@ -194,18 +165,24 @@ fn encode_column(
     Ok(())
 }
 
-/// The part files of one input, all tables, being written.
+/// The part files of one task and one crawl, every table of the run, being written.
 pub struct PartWriter {
     parts: Vec<Part>,
 }
 
 impl PartWriter {
-    /// Opens `<out>/<table>/<part>.parquet.tmp` for every table of `tables`.
-    pub fn create(out: &Path, part: &str, tables: TableSet) -> Result<Self, OutputError> {
+    /// Opens a temporary file for `<out>/<table>/crawl=<crawl>/<task>.parquet` of
+    /// every table of `tables` (see [`dataset::temp_path`]).
+    pub fn create(
+        out: &Path,
+        task: &str,
+        crawl: &str,
+        tables: TableSet,
+    ) -> Result<Self, OutputError> {
         let mut writer = PartWriter {
             parts: Vec::with_capacity(Table::ALL.len()),
         };
-        match writer.open_all(out, part, tables) {
+        match writer.open_all(out, task, crawl, tables) {
             Ok(()) => Ok(writer),
             Err(e) => {
                 // No half-made part file stays behind.
@@ -215,12 +192,19 @@ impl PartWriter {
         }
     }
 
-    fn open_all(&mut self, out: &Path, part: &str, tables: TableSet) -> Result<(), OutputError> {
+    fn open_all(
+        &mut self,
+        out: &Path,
+        task: &str,
+        crawl: &str,
+        tables: TableSet,
+    ) -> Result<(), OutputError> {
         for table in Table::ALL.into_iter().filter(|t| tables.contains(*t)) {
-            let dir = out.join(table.name());
-            fs::create_dir_all(&dir).map_err(io_err(&dir))?;
-            let path = dir.join(format!("{part}.parquet"));
-            let tmp = dir.join(format!("{part}.parquet.tmp"));
+            let relative = dataset::part_path(table, crawl, task);
+            let path = out.join(&relative);
+            let dir = path.parent().unwrap_or(out);
+            fs::create_dir_all(dir).map_err(io_err(dir))?;
+            let tmp = dataset::temp_path(&path);
             let file = File::create(&tmp).map_err(io_err(&tmp))?;
             let schema = table.schema();
             // ArrowWriter lays out the file (Parquet schema, Arrow schema in the
@@ -234,6 +218,8 @@ impl PartWriter {
             .map_err(parquet_err(&tmp))?;
             self.parts.push(Part {
                 table,
+                crawl: crawl.to_owned(),
+                relative,
                 tmp,
                 path,
                 file,
@@ -329,69 +315,96 @@ impl PartWriter {
         Ok(())
     }
 
-    /// Closes every part and renames it into place. Returns (table, rows, path).
-    pub fn commit(mut self) -> Result<Vec<(Table, u64, PathBuf)>, OutputError> {
+    /// Closes every part, fsyncs it and renames it into place (then fsyncs the
+    /// directories), so a manifest written after this never names a part that a
+    /// crash could lose.
+    pub fn commit(mut self) -> Result<Vec<dataset::PartFile>, OutputError> {
         self.flush_row_groups(|_| true)?;
         let mut done = Vec::with_capacity(self.parts.len());
-        for part in self.parts {
-            let file = part.file.into_inner().map_err(parquet_err(&part.tmp))?;
-            // Flushes the buffer; the file closes when dropped.
-            file.into_inner().map_err(|e| OutputError::Io {
-                path: part.tmp.clone(),
-                source: e.into_error(),
-            })?;
-            fs::rename(&part.tmp, &part.path).map_err(io_err(&part.path))?;
-            done.push((part.table, part.rows, part.path));
+        let mut parts = std::mem::take(&mut self.parts).into_iter();
+        while let Some(part) = parts.next() {
+            let committed = Self::commit_part(&part.tmp, &part.path, part.file);
+            if let Err(e) = committed {
+                let _ = fs::remove_file(&part.tmp);
+                for rest in parts {
+                    let _ = fs::remove_file(&rest.tmp);
+                }
+                return Err(e);
+            }
+            done.push(dataset::PartFile {
+                table: part.table.name().to_owned(),
+                crawl: part.crawl,
+                path: part.relative.to_string_lossy().into_owned(),
+                rows: part.rows,
+            });
         }
         Ok(done)
     }
 
-    /// Removes the temporary files of an input that will not complete.
+    fn commit_part(
+        tmp: &Path,
+        path: &Path,
+        file: SerializedFileWriter<BufWriter<File>>,
+    ) -> Result<(), OutputError> {
+        let file = file.into_inner().map_err(parquet_err(tmp))?;
+        let file = file.into_inner().map_err(|e| OutputError::Io {
+            path: tmp.to_owned(),
+            source: e.into_error(),
+        })?;
+        file.sync_all().map_err(io_err(tmp))?;
+        drop(file);
+        fs::rename(tmp, path).map_err(io_err(path))?;
+        dataset::sync_dir(path.parent().unwrap_or(Path::new(".")))
+    }
+
+    /// Removes the temporary files of a task that will not complete.
     pub fn abandon(self) {
-        for part in self.parts {
+        drop(self);
+    }
+}
+
+/// A writer dropped before `commit` (an error, a panic unwinding) leaves no
+/// temporary file behind.
+impl Drop for PartWriter {
+    fn drop(&mut self) {
+        for part in self.parts.drain(..) {
             drop(part.file);
             let _ = fs::remove_file(&part.tmp);
         }
     }
 }
 
-/// Writes `contents` to `path` atomically (temporary name, then rename).
-pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<(), OutputError> {
-    if let Some(dir) = path.parent() {
-        fs::create_dir_all(dir).map_err(io_err(dir))?;
+/// Scheme, host and non-default port of a URL, as WHATWG URL parsing gives them
+/// (the `url` crate: lower-cased, IDNA to punycode). Empty when it does not parse.
+pub fn url_parts(url: &str) -> (String, String, Option<u16>) {
+    match url::Url::parse(url) {
+        Ok(u) => (
+            u.scheme().to_owned(),
+            u.host_str().unwrap_or_default().to_owned(),
+            u.port(),
+        ),
+        Err(_) => (String::new(), String::new(), None),
     }
-    let tmp = path.with_extension("json.tmp");
-    let mut file = File::create(&tmp).map_err(io_err(&tmp))?;
-    file.write_all(contents)
-        .and_then(|()| file.sync_all())
-        .map_err(io_err(&tmp))?;
-    fs::rename(&tmp, path).map_err(io_err(path))
 }
 
-/// Removes `.tmp` leftovers of a killed run under `out`.
-pub fn remove_leftovers(out: &Path) -> std::io::Result<usize> {
-    let mut removed = 0;
-    for dir in Table::ALL.iter().map(|t| t.name()).chain([MANIFEST_DIR]) {
-        let Ok(entries) = fs::read_dir(out.join(dir)) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            if entry.file_name().to_string_lossy().ends_with(".tmp") {
-                fs::remove_file(entry.path())?;
-                removed += 1;
-            }
-        }
+/// `host[:port]` (port only when not the scheme's default).
+pub fn authority(host: &str, port: Option<u16>) -> String {
+    match port {
+        Some(port) => format!("{host}:{port}"),
+        None => host.to_owned(),
     }
-    Ok(removed)
 }
 
-/// Lower-cased authority (`host[:port]`) of an absolute URL, without userinfo.
+/// The host of an absolute URL (see [`url_parts`]); `None` when it has none.
 pub fn url_host(url: &str) -> Option<String> {
-    let rest = &url[url.find("://")? + 3..];
-    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-    let authority = &rest[..end];
-    let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
-    (!host.is_empty()).then(|| host.to_ascii_lowercase())
+    let (_, host, _) = url_parts(url);
+    (!host.is_empty()).then_some(host)
+}
+
+/// The `host[:port]` of an absolute URL, the key sampled URLs are joined by.
+pub fn url_authority(url: &str) -> Option<String> {
+    let (_, host, port) = url_parts(url);
+    (!host.is_empty()).then(|| authority(&host, port))
 }
 
 #[cfg(test)]
@@ -399,21 +412,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn part_names_are_deterministic_and_safe() {
-        let a = part_name("crawl/CC-MAIN-2024-xx-00001.warc.gz");
-        assert_eq!(a, part_name("crawl/CC-MAIN-2024-xx-00001.warc.gz"));
-        assert!(a.starts_with("CC-MAIN-2024-xx-00001.warc.gz-"));
-        assert_ne!(a, part_name("other/CC-MAIN-2024-xx-00001.warc.gz"));
-        assert!(!part_name("../../etc/pass wd").contains(['/', ' ']));
-    }
-
-    #[test]
-    fn hosts() {
+    fn hosts_are_whatwg_hosts() {
         assert_eq!(
-            url_host("https://User@WWW.Example.com:8080/robots.txt").as_deref(),
-            Some("www.example.com:8080")
+            url_parts("HTTPS://User@WWW.Example.com:8080/robots.txt"),
+            ("https".into(), "www.example.com".into(), Some(8080))
         );
-        assert_eq!(url_host("http://a.b?x").as_deref(), Some("a.b"));
+        assert_eq!(
+            url_host("http://Bücher.example/robots.txt").as_deref(),
+            Some("xn--bcher-kva.example")
+        );
+        assert_eq!(url_parts("https://example.com:443/robots.txt").2, None);
+        assert_eq!(url_authority("http://a.b:81?x").as_deref(), Some("a.b:81"));
         assert_eq!(url_host("/relative"), None);
     }
 }

@@ -5,10 +5,10 @@
 use std::sync::Arc;
 
 use arrow_array::builder::{
-    BooleanBuilder, Float64Builder, Int32Builder, Int64Builder, ListBuilder, StringBuilder,
-    TimestampMicrosecondBuilder,
+    BooleanBuilder, FixedSizeBinaryBuilder, Float64Builder, Int32Builder, Int64Builder,
+    ListBuilder, StringBuilder, TimestampMicrosecondBuilder,
 };
-use arrow_array::{ArrayRef, RecordBatch};
+use arrow_array::{Array, ArrayRef, RecordBatch, StringArray};
 
 use crate::limits::EXCERPT_LEN;
 use crate::robots::model::lossy_text;
@@ -16,10 +16,40 @@ use crate::robots::{AgentSummary, Finding, ProbeClass, RobotsTxt, RuleSetClass, 
 
 use super::schema::{Table, TableSet};
 
+/// A document id: 128 bits, see [`crate::pipeline::doc_id`].
+pub type DocId = [u8; 16];
+
+/// Builds a `doc_id` column (a UUID in Parquet, so DuckDB reads it as one).
+struct IdBuilder(FixedSizeBinaryBuilder);
+
+impl Default for IdBuilder {
+    fn default() -> Self {
+        IdBuilder(FixedSizeBinaryBuilder::new(16))
+    }
+}
+
+impl IdBuilder {
+    fn append_value(&mut self, id: DocId) {
+        // The width is fixed at 16, so appending 16 bytes cannot fail.
+        let _ = self.0.append_value(id);
+    }
+
+    fn append_option(&mut self, id: Option<DocId>) {
+        match id {
+            Some(id) => self.append_value(id),
+            None => self.0.append_null(),
+        }
+    }
+
+    fn finish(&mut self) -> arrow_array::FixedSizeBinaryArray {
+        self.0.finish()
+    }
+}
+
 /// What the tables say about a capture besides its robots.txt: filled by the pipeline.
 #[derive(Debug, Clone, Default)]
 pub struct DocInfo<'a> {
-    pub doc_id: i64,
+    pub doc_id: DocId,
     pub source: &'a str,
     pub record_kind: &'static str,
     pub file_offset: u64,
@@ -29,7 +59,10 @@ pub struct DocInfo<'a> {
     pub record_id: &'a str,
     pub url: &'a str,
     pub scheme: &'a str,
+    /// The URL's host (WHATWG: IDNA to punycode, lower-cased), without the port.
     pub host: &'a str,
+    /// The URL's port when it is not the scheme's default.
+    pub port: Option<u16>,
     pub fetch_time: Option<i64>,
     pub http_status: Option<u16>,
     pub status_class: &'static str,
@@ -40,7 +73,6 @@ pub struct DocInfo<'a> {
     pub body_size: u64,
     pub body_size_is_lower_bound: bool,
     pub content_sha1: Option<String>,
-    pub crawl: &'a str,
     pub registrable_domain: Option<&'a str>,
     pub location: Option<String>,
     pub is_robots_url: bool,
@@ -49,7 +81,7 @@ pub struct DocInfo<'a> {
 /// An input problem, as the `errors` table records it.
 #[derive(Debug, Clone)]
 pub struct Problem<'a> {
-    pub doc_id: Option<i64>,
+    pub doc_id: Option<DocId>,
     pub source: &'a str,
     pub file_offset: Option<u64>,
     pub code: &'a str,
@@ -83,7 +115,7 @@ fn to_i64(n: u64) -> i64 {
 
 #[derive(Default)]
 struct Documents {
-    doc_id: Int64Builder,
+    doc_id: IdBuilder,
     source: StringBuilder,
     record_kind: StringBuilder,
     file_offset: Int64Builder,
@@ -94,6 +126,7 @@ struct Documents {
     url: StringBuilder,
     scheme: StringBuilder,
     host: StringBuilder,
+    port: Int32Builder,
     fetch_time: TimestampMicrosecondBuilder,
     http_status: Int32Builder,
     status_class: StringBuilder,
@@ -118,7 +151,6 @@ struct Documents {
     n_sitemaps: Int32Builder,
     n_other: Int32Builder,
     n_findings: Int32Builder,
-    crawl: StringBuilder,
     registrable_domain: StringBuilder,
     location: StringBuilder,
     is_robots_url: BooleanBuilder,
@@ -137,6 +169,7 @@ impl Documents {
         self.url.append_option(opt_str(info.url));
         self.scheme.append_option(opt_str(info.scheme));
         self.host.append_option(opt_str(info.host));
+        self.port.append_option(info.port.map(i32::from));
         self.fetch_time.append_option(info.fetch_time);
         self.http_status
             .append_option(info.http_status.map(i32::from));
@@ -152,17 +185,20 @@ impl Documents {
             .append_value(info.body_size_is_lower_bound);
         self.content_sha1
             .append_option(info.content_sha1.as_deref());
-        let facts = doc.map(|d| d.facts).unwrap_or_default();
+        // Facts about the body as parsed: null when it was not parsed (an error
+        // status, a revisit), so no row claims what was never looked at.
+        let facts = doc.map(|d| d.facts);
         self.parsed_size
-            .append_value(to_i64(facts.parsed_len as u64));
+            .append_option(facts.map(|f| to_i64(f.parsed_len as u64)));
         self.cut_at_500kib.append_value(
-            facts.cut_at_cap || info.body_size > crate::limits::ROBOTS_PARSE_CAP as u64,
+            facts.is_some_and(|f| f.cut_at_cap)
+                || info.body_size > crate::limits::ROBOTS_PARSE_CAP as u64,
         );
-        self.utf8_bom.append_value(facts.utf8_bom);
-        self.valid_utf8
-            .append_value(doc.is_none() || facts.valid_utf8);
-        self.has_nul.append_value(facts.has_nul);
-        self.looks_like_html.append_value(facts.looks_like_html);
+        self.utf8_bom.append_option(facts.map(|f| f.utf8_bom));
+        self.valid_utf8.append_option(facts.map(|f| f.valid_utf8));
+        self.has_nul.append_option(facts.map(|f| f.has_nul));
+        self.looks_like_html
+            .append_option(facts.map(|f| f.looks_like_html));
         let counts = doc.map(|d| {
             let allow = d
                 .rules
@@ -170,27 +206,30 @@ impl Documents {
                 .filter(|r| r.group.is_some() && r.kind == crate::robots::RuleKind::Allow)
                 .count();
             let in_groups = d.rules.iter().filter(|r| r.group.is_some()).count();
-            (
-                d.lines,
+            [
+                d.lines.lines as usize,
+                d.lines.directive as usize,
                 d.groups.len(),
                 allow,
                 in_groups - allow,
                 d.sitemaps.len(),
                 d.others.len(),
                 d.findings.len(),
-            )
+            ]
         });
-        let (lines, groups, allow, disallow, sitemaps, other, findings) =
-            counts.unwrap_or_default();
-        self.n_lines.append_value(lines.lines as i32);
-        self.n_directives.append_value(lines.directive as i32);
-        self.n_groups.append_value(to_i32(groups));
-        self.n_allow.append_value(to_i32(allow));
-        self.n_disallow.append_value(to_i32(disallow));
-        self.n_sitemaps.append_value(to_i32(sitemaps));
-        self.n_other.append_value(to_i32(other));
-        self.n_findings.append_value(to_i32(findings));
-        self.crawl.append_value(info.crawl);
+        let builders = [
+            &mut self.n_lines,
+            &mut self.n_directives,
+            &mut self.n_groups,
+            &mut self.n_allow,
+            &mut self.n_disallow,
+            &mut self.n_sitemaps,
+            &mut self.n_other,
+            &mut self.n_findings,
+        ];
+        for (i, builder) in builders.into_iter().enumerate() {
+            builder.append_option(counts.map(|c| to_i32(c[i])));
+        }
         self.registrable_domain
             .append_option(info.registrable_domain);
         self.location.append_option(info.location.as_deref());
@@ -210,6 +249,7 @@ impl Documents {
             Arc::new(self.url.finish()),
             Arc::new(self.scheme.finish()),
             Arc::new(self.host.finish()),
+            Arc::new(self.port.finish()),
             Arc::new(self.fetch_time.finish().with_timezone("UTC")),
             Arc::new(self.http_status.finish()),
             Arc::new(self.status_class.finish()),
@@ -234,7 +274,6 @@ impl Documents {
             Arc::new(self.n_sitemaps.finish()),
             Arc::new(self.n_other.finish()),
             Arc::new(self.n_findings.finish()),
-            Arc::new(self.crawl.finish()),
             Arc::new(self.registrable_domain.finish()),
             Arc::new(self.location.finish()),
             Arc::new(self.is_robots_url.finish()),
@@ -244,7 +283,7 @@ impl Documents {
 
 #[derive(Default)]
 struct Groups {
-    doc_id: Int64Builder,
+    doc_id: IdBuilder,
     group_index: Int32Builder,
     first_line: Int32Builder,
     last_line: Int32Builder,
@@ -257,7 +296,7 @@ struct Groups {
 }
 
 impl Groups {
-    fn append(&mut self, doc_id: i64, doc: &RobotsTxt<'_>) {
+    fn append(&mut self, doc_id: DocId, doc: &RobotsTxt<'_>) {
         for (index, group) in doc.groups.iter().enumerate() {
             self.doc_id.append_value(doc_id);
             self.group_index.append_value(to_i32(index));
@@ -302,7 +341,7 @@ impl Groups {
 
 #[derive(Default)]
 struct Rules {
-    doc_id: Int64Builder,
+    doc_id: IdBuilder,
     group_index: Int32Builder,
     line: Int32Builder,
     directive: StringBuilder,
@@ -316,7 +355,7 @@ struct Rules {
 
 impl Rules {
     /// Rules and other directives, merged in line order.
-    fn append(&mut self, doc_id: i64, doc: &RobotsTxt<'_>) {
+    fn append(&mut self, doc_id: DocId, doc: &RobotsTxt<'_>) {
         let (mut rules, mut others) = (doc.rules.iter().peekable(), doc.others.iter().peekable());
         loop {
             let take_rule = match (rules.peek(), others.peek()) {
@@ -381,7 +420,7 @@ fn key_of(text: &[u8]) -> &[u8] {
 
 #[derive(Default)]
 struct Sitemaps {
-    doc_id: Int64Builder,
+    doc_id: IdBuilder,
     line: Int32Builder,
     url: StringBuilder,
     is_absolute: BooleanBuilder,
@@ -390,7 +429,7 @@ struct Sitemaps {
 }
 
 impl Sitemaps {
-    fn append(&mut self, doc_id: i64, doc_host: &str, doc: &RobotsTxt<'_>) {
+    fn append(&mut self, doc_id: DocId, doc_host: &str, doc: &RobotsTxt<'_>) {
         for sitemap in &doc.sitemaps {
             let url = doc.text_of(sitemap.url);
             let absolute = crate::robots::lint::is_absolute_sitemap_url(sitemap.url);
@@ -421,7 +460,7 @@ impl Sitemaps {
 
 #[derive(Default)]
 struct Errors {
-    doc_id: Int64Builder,
+    doc_id: IdBuilder,
     source: StringBuilder,
     file_offset: Int64Builder,
     origin: StringBuilder,
@@ -477,7 +516,7 @@ impl Errors {
 
 #[derive(Default)]
 struct Verdicts {
-    doc_id: Int64Builder,
+    doc_id: IdBuilder,
     agent: StringBuilder,
     url: StringBuilder,
     allowed: BooleanBuilder,
@@ -488,7 +527,7 @@ struct Verdicts {
 }
 
 impl Verdicts {
-    fn append(&mut self, doc_id: i64, agent: &str, url: &str, v: &Verdict<'_>) {
+    fn append(&mut self, doc_id: DocId, agent: &str, url: &str, v: &Verdict<'_>) {
         self.doc_id.append_value(doc_id);
         self.agent.append_value(agent);
         self.url.append_value(url);
@@ -516,7 +555,7 @@ impl Verdicts {
 
 #[derive(Default)]
 struct Agents {
-    doc_id: Int64Builder,
+    doc_id: IdBuilder,
     agent: StringBuilder,
     named: BooleanBuilder,
     root_allowed: BooleanBuilder,
@@ -529,7 +568,7 @@ struct Agents {
 }
 
 impl Agents {
-    fn append(&mut self, doc_id: i64, row: &AgentRow<'_>) {
+    fn append(&mut self, doc_id: DocId, row: &AgentRow<'_>) {
         self.doc_id.append_value(doc_id);
         self.agent.append_value(row.agent);
         let summary = row.summary;
@@ -569,6 +608,8 @@ impl Agents {
 #[derive(Default)]
 pub struct Batches {
     tables: TableSet,
+    /// The `crawl` column's value for every row of this batch.
+    crawl: String,
     documents: Documents,
     groups: Groups,
     rules: Rules,
@@ -580,10 +621,11 @@ pub struct Batches {
 }
 
 impl Batches {
-    /// Builders for the tables of `tables`.
-    pub fn new(tables: TableSet) -> Self {
+    /// Builders for the tables of `tables`, every row of them from `crawl`.
+    pub fn new(tables: TableSet, crawl: &str) -> Self {
         Batches {
             tables,
+            crawl: crawl.to_owned(),
             ..Default::default()
         }
     }
@@ -621,14 +663,14 @@ impl Batches {
         }
     }
 
-    pub fn verdict(&mut self, doc_id: i64, agent: &str, url: &str, verdict: &Verdict<'_>) {
+    pub fn verdict(&mut self, doc_id: DocId, agent: &str, url: &str, verdict: &Verdict<'_>) {
         if self.wants(Table::Verdicts) {
             self.verdicts.append(doc_id, agent, url, verdict);
             self.rows += 1;
         }
     }
 
-    pub fn agent(&mut self, doc_id: i64, row: &AgentRow<'_>) {
+    pub fn agent(&mut self, doc_id: DocId, row: &AgentRow<'_>) {
         if self.wants(Table::Agents) {
             self.agents.append(doc_id, row);
             self.rows += 1;
@@ -655,7 +697,14 @@ impl Batches {
         Table::ALL
             .into_iter()
             .zip(columns)
-            .map(|(table, columns)| Ok((table, RecordBatch::try_new(table.schema(), columns)?)))
+            .map(|(table, mut columns)| {
+                // Every table ends with `crawl`, one value per batch: built here,
+                // not appended row by row.
+                let rows = columns.first().map_or(0, |c| c.len());
+                let crawl = StringArray::from_iter_values(std::iter::repeat_n(&self.crawl, rows));
+                columns.push(Arc::new(crawl));
+                Ok((table, RecordBatch::try_new(table.schema(), columns)?))
+            })
             .collect()
     }
 }

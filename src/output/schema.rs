@@ -98,6 +98,15 @@ impl TableSet {
         self.0 & (1 << table as u16) != 0
     }
 
+    /// The names of the tables in the set, in [`Table::ALL`] order.
+    pub fn names(self) -> Vec<&'static str> {
+        Table::ALL
+            .into_iter()
+            .filter(|t| self.contains(*t))
+            .map(Table::name)
+            .collect()
+    }
+
     /// The required tables plus the comma-separated names in `list`.
     pub fn parse(list: &str) -> Result<TableSet, String> {
         let mut set = TableSet::REQUIRED;
@@ -122,6 +131,8 @@ impl Default for TableSet {
 /// Column types, mapped to Arrow (and so to Parquet and DuckDB).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
+    /// 16 bytes, a UUID in Parquet (DuckDB reads it as `UUID`).
+    Uuid,
     Int64,
     Int32,
     Float64,
@@ -134,6 +145,7 @@ pub enum Kind {
 impl Kind {
     pub fn data_type(self) -> DataType {
         match self {
+            Kind::Uuid => DataType::FixedSizeBinary(16),
             Kind::Int64 => DataType::Int64,
             Kind::Int32 => DataType::Int32,
             Kind::Float64 => DataType::Float64,
@@ -146,6 +158,7 @@ impl Kind {
 
     pub fn name(self) -> &'static str {
         match self {
+            Kind::Uuid => "uuid",
             Kind::Int64 => "int64",
             Kind::Int32 => "int32",
             Kind::Float64 => "float64",
@@ -215,7 +228,11 @@ impl Column {
     }
 
     pub fn field(&self) -> Field {
-        Field::new(self.name, self.kind.data_type(), self.nullable)
+        let field = Field::new(self.name, self.kind.data_type(), self.nullable);
+        match self.kind {
+            Kind::Uuid => field.with_extension_type(arrow_schema::extension::Uuid),
+            _ => field,
+        }
     }
 }
 
@@ -223,6 +240,7 @@ impl Column {
 const fn col(name: &'static str, kind: Kind, nullable: bool, doc: &'static str) -> Column {
     let layout = match kind {
         Kind::Utf8 | Kind::Utf8List => Layout::Repeated,
+        Kind::Uuid => Layout::Distinct,
         Kind::Int64 | Kind::Int32 | Kind::Float64 | Kind::Bool | Kind::TimestampUtc => {
             Layout::Number
         }
@@ -240,10 +258,19 @@ use Kind::*;
 
 const DOC_ID: Column = col(
     "doc_id",
-    Int64,
+    Uuid,
     false,
-    "Document id: first 63 bits of SHA-1(source, NUL, stream_offset). Same input, same id.",
+    "Document id: the first 128 bits of SHA-1(source, NUL, stream_offset), as a UUID. Same input, same id; a collision among 10^10 captures has a chance below 10^-18.",
 );
+
+/// The last column of every table, and its Hive partition (`crawl=<value>`).
+const CRAWL: Column = col(
+    "crawl",
+    Utf8,
+    false,
+    "Crawl of the input: its first warcinfo record's isPartOf, else a CC-MAIN-YYYY-WW in its path, else --default-crawl (default `unknown`). Also the partition directory crawl=<value>.",
+)
+.per_file();
 
 pub const DOCUMENTS: &[Column] = &[
     DOC_ID,
@@ -256,7 +283,8 @@ pub const DOCUMENTS: &[Column] = &[
     col("warc_record_id", Utf8, true, "WARC-Record-ID.").distinct(),
     col("url", Utf8, true, "WARC-Target-URI, or the CSV url (https://<host>/robots.txt for a host column).").distinct(),
     col("scheme", Utf8, true, "Lower-cased URL scheme."),
-    col("host", Utf8, true, "Lower-cased URL authority (host[:port]).").distinct(),
+    col("host", Utf8, true, "URL host as WHATWG URL parsing gives it: lower-cased, IDNA as punycode, no port.").distinct(),
+    col("port", Int32, true, "URL port when it is not the scheme's default."),
     col("fetch_time", TimestampUtc, true, "WARC-Date."),
     col("http_status", Int32, true, "HTTP status code of the response (CSV status column)."),
     col("status_class", Utf8, false, "2xx, 3xx, 4xx, 5xx, other, or none (no status: revisit, CSV without status)."),
@@ -266,25 +294,25 @@ pub const DOCUMENTS: &[Column] = &[
     col("warc_truncated", Utf8, true, "WARC-Truncated reason (e.g. length: body cut at 1 MiB by the crawler)."),
     col("body_size", Int64, false, "Payload bytes (decoded), counted in full even past what is kept."),
     col("body_size_is_lower_bound", Bool, false, "Decoding stopped at the cap, so body_size is a lower bound."),
-    col("parsed_size", Int64, false, "Bytes parsed: min(body_size, 512000)."),
+    col("parsed_size", Int64, true, "Bytes parsed: min(body_size, 512000); null when the body was not parsed (non-2xx status, revisit)."),
     col("cut_at_500kib", Bool, false, "The body is over 512,000 bytes; Google ignores the rest."),
     col("content_sha1", Utf8, true, "Hex SHA-1 of the parsed bytes (at most 512,000); null without a body.").distinct(),
-    col("utf8_bom", Bool, false, "Body starts with a UTF-8 byte order mark."),
-    col("valid_utf8", Bool, false, "Parsed bytes are valid UTF-8."),
-    col("has_nul", Bool, false, "Parsed bytes contain a NUL."),
-    col("looks_like_html", Bool, false, "Body looks like an HTML page."),
-    col("n_lines", Int32, false, "Lines as robots.cc numbers them (a final empty line counts)."),
-    col("n_directives", Int32, false, "Lines with a key and a value."),
-    col("n_groups", Int32, false, "Groups."),
-    col("n_allow", Int32, false, "Allow lines inside groups."),
-    col("n_disallow", Int32, false, "Disallow lines inside groups."),
-    col("n_sitemaps", Int32, false, "Sitemap lines."),
-    col("n_other", Int32, false, "Other directive lines (crawl-delay, host, unknown keys...)."),
-    col("n_findings", Int32, false, "Lint findings kept for the document (at most 100 per code)."),
-    col("crawl", Utf8, false, "Crawl the capture belongs to: the CC-MAIN-YYYY-WW named in the input path, else 'unknown'.").per_file(),
+    col("utf8_bom", Bool, true, "Body starts with a UTF-8 byte order mark; null when not parsed (as every parse fact below)."),
+    col("valid_utf8", Bool, true, "Parsed bytes are valid UTF-8."),
+    col("has_nul", Bool, true, "Parsed bytes contain a NUL."),
+    col("looks_like_html", Bool, true, "Body looks like an HTML page."),
+    col("n_lines", Int32, true, "Lines as robots.cc numbers them (a final empty line counts)."),
+    col("n_directives", Int32, true, "Lines with a key and a value."),
+    col("n_groups", Int32, true, "Groups."),
+    col("n_allow", Int32, true, "Allow lines inside groups."),
+    col("n_disallow", Int32, true, "Disallow lines inside groups."),
+    col("n_sitemaps", Int32, true, "Sitemap lines."),
+    col("n_other", Int32, true, "Other directive lines (crawl-delay, host, unknown keys...)."),
+    col("n_findings", Int32, true, "Lint findings kept for the document (at most 100 per code)."),
     col("registrable_domain", Utf8, true, "Registrable domain of the URL's host (Public Suffix List, see psl_version in the manifest): shop.example.co.uk -> example.co.uk; null for IP addresses and bare public suffixes.").distinct(),
     col("location", Utf8, true, "3xx responses: the Location header resolved to an absolute URL against the capture's URL; null otherwise or when it does not resolve.").distinct(),
     col("is_robots_url", Bool, false, "The URL is http(s) with the path exactly /robots.txt and no query (Common Crawl's selection of robots.txt captures)."),
+    CRAWL,
 ];
 
 pub const GROUPS: &[Column] = &[
@@ -298,6 +326,7 @@ pub const GROUPS: &[Column] = &[
     col("n_allow", Int32, false, "Allow rules."),
     col("n_disallow", Int32, false, "Disallow rules."),
     col("crawl_delay", Float64, true, "First numeric crawl-delay of the group, in seconds."),
+    CRAWL,
 ];
 
 pub const RULES: &[Column] = &[
@@ -311,6 +340,7 @@ pub const RULES: &[Column] = &[
     col("pattern_length", Int32, true, "Length of the escaped pattern: the rule's priority."),
     col("has_wildcard", Bool, false, "Pattern contains '*'."),
     col("has_end_anchor", Bool, false, "Pattern ends with '$'."),
+    CRAWL,
 ];
 
 pub const SITEMAPS: &[Column] = &[
@@ -327,7 +357,7 @@ pub const SITEMAPS: &[Column] = &[
         "host",
         Utf8,
         true,
-        "Lower-cased authority of the sitemap URL.",
+        "Host of the sitemap URL (WHATWG parsing: lower-cased, punycode, no port).",
     ),
     col(
         "same_host",
@@ -335,12 +365,13 @@ pub const SITEMAPS: &[Column] = &[
         true,
         "Sitemap host equals the robots.txt host; null when either is unknown.",
     ),
+    CRAWL,
 ];
 
 pub const ERRORS: &[Column] = &[
     col(
         "doc_id",
-        Int64,
+        Uuid,
         true,
         "Document the finding is about; null for input problems that made no document.",
     ),
@@ -373,6 +404,7 @@ pub const ERRORS: &[Column] = &[
         "Start of the offending line (at most 200 bytes).",
     )
     .distinct(),
+    CRAWL,
 ];
 
 pub const VERDICTS: &[Column] = &[
@@ -404,6 +436,7 @@ pub const VERDICTS: &[Column] = &[
         false,
         "named: a group names the agent; star: the '*' group applied; none: no group applied.",
     ),
+    CRAWL,
 ];
 
 pub const AGENTS: &[Column] = &[
@@ -414,13 +447,13 @@ pub const AGENTS: &[Column] = &[
     col("n_allow", Int32, false, "Non-empty allow rules that apply to the agent."),
     col("n_disallow", Int32, false, "Non-empty disallow rules that apply to the agent."),
     col("classification", Utf8, false, "full_disallow, partial_disallow, allowed, no_robots (4xx but 429), unreachable (5xx, 429: RFC 9309 disallow-all), redirect (3xx) or unknown (revisit, no status)."),
-    col("host", Utf8, true, "Lower-cased URL authority (host[:port]) of the document, as documents.host.").distinct(),
+    col("host", Utf8, true, "URL host of the document, as documents.host (so this table can be used alone).").distinct(),
     col("probe_class", Utf8, true, "The Somesite study's reading of robots.cc's verdicts: full, partial or none from probing '/', every allow/disallow path of the file (one trailing '$' dropped) and a dummy path; null when the body was not parsed."),
     col("cc_class", Utf8, true, "Common Crawl's exact-rule-set class of the rules that apply to the agent (its groups, else '*'): disallow_all ({Disallow: /}), allow_all ({Allow: /}, {Allow: *}, {Allow: /*}, {Allow: }, {Disallow: } or none), allow_part, or not_addressed (no group for it nor '*'); null when the body was not parsed."),
+    CRAWL,
 ];
 
 pub const SITES: &[Column] = &[
-    col("crawl", Utf8, false, "Crawl (documents.crawl): sites are computed one crawl at a time.").per_file(),
     col("site", Utf8, false, "The site: the host name, the host name without a leading www., or the registrable domain (see site_key).").distinct(),
     col("agent", Utf8, false, "Crawler product token (as in the agents table)."),
     col("status_class", Utf8, false, "Common Crawl's eight classes: No robots.txt capture, HTTP forbidden, HTTP defer visits, HTTP allow all, HTTP redirect not resolved, MIME not a robots.txt, Robots.txt no rules, Robots.txt with rules."),
@@ -428,7 +461,7 @@ pub const SITES: &[Column] = &[
     col("root_allowed", Bool, true, "robots.cc allows '/' for the agent on the deciding capture; null when it is not a success."),
     col("cc_class", Utf8, true, "agents.cc_class of the deciding capture; null when it is not a success."),
     col("named", Bool, false, "A group of the deciding capture names the agent (false when it is not a success)."),
-    col("doc_id", Int64, true, "documents.doc_id of the deciding capture (after redirects); null without a capture."),
+    col("doc_id", Uuid, true, "documents.doc_id of the deciding capture (after redirects); null without a capture."),
     col("url", Utf8, true, "URL of the deciding capture.").distinct(),
     col("start_url", Utf8, true, "The site's robots.txt URL whose redirect chain led to the deciding capture.").distinct(),
     col("http_status", Int32, true, "HTTP status of the deciding capture."),
@@ -438,6 +471,7 @@ pub const SITES: &[Column] = &[
     col("top_k", Utf8, true, "Smallest top-k stratum holding the rank: 1k, 10k, 50k, 100k, 1M, or 2M (any rank above 1M); strata are cumulative (rank <= k)."),
     col("site_key", Utf8, false, "The --site-key used: host, host-nowww or registrable-domain."),
     col("status_semantics", Utf8, false, "The --status-semantics used: rfc9309 or ccbot."),
+    col("crawl", Utf8, false, "Crawl (documents.crawl): sites are decided one crawl at a time. Also the partition directory crawl=<value>.").per_file(),
 ];
 
 pub const RANKS: &[Column] = &[

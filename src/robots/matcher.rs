@@ -103,11 +103,15 @@ impl Bests {
             RuleKind::Allow => &mut self.allow,
             RuleKind::Disallow => &mut self.disallow,
         };
-        // A rule can only win with a longer pattern than the best so far.
+        // No match of this rule can be longer than its pattern: skip the work
+        // when even that would not beat the best so far.
         if rule.pattern.len() as i64 <= best.priority {
             return;
         }
-        if let Some(priority) = priority(rule, path) {
+        // robots.cc replaces a match only with a strictly higher priority. The
+        // `index.htm` directory form has a lower priority than the pattern, so
+        // the check above does not settle it.
+        if let Some(priority) = priority(rule, path).filter(|p| *p > best.priority) {
             *best = Best {
                 priority,
                 rule: index,

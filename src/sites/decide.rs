@@ -150,7 +150,7 @@ mod tests {
         site: Option<&str>,
     ) -> Capture {
         Capture {
-            doc_id: time,
+            doc_id: (time as u128).to_be_bytes(),
             fetch_time: time,
             url_key: url_key(url),
             location_key: location.map_or(0, url_key),

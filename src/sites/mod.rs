@@ -178,7 +178,7 @@ pub fn run(options: &Options) -> Result<Report, SitesError> {
     }
     for (crawl, (files, rows)) in read::crawls(&documents)? {
         let path = staging
-            .join(write::partition_name(&crawl))
+            .join(crate::output::dataset::partition_dir(&crawl))
             .join("part-0.parquet");
         let input = CrawlInput {
             crawl: &crawl,
@@ -259,12 +259,12 @@ fn one_crawl(
         };
         let class = if take_decided {
             let Some(site) = decided.next() else { break };
-            ctx.site_rows(site, ranked.get(&site.name).copied(), &mut builder)
+            ctx.site_rows(site, ranked.get(&site.name).copied(), &mut builder)?
         } else {
             let Some((name, rank)) = uncaptured.next() else {
                 break;
             };
-            ctx.uncaptured_rows(name, *rank, &mut builder)
+            ctx.uncaptured_rows(name, *rank, &mut builder)?
         };
         n_sites += 1;
         classes[class as usize] += 1;
@@ -328,7 +328,12 @@ impl Context<'_> {
     }
 
     /// The rows of a site with a capture; returns its status class.
-    fn site_rows(&self, site: &Site, rank: Option<i64>, builder: &mut SitesBuilder) -> StatusClass {
+    fn site_rows(
+        &self,
+        site: &Site,
+        rank: Option<i64>,
+        builder: &mut SitesBuilder,
+    ) -> Result<StatusClass, SitesError> {
         let end = &site.end;
         let class = StatusClass::of(site.chain.fetch, end.mime_ok, end.has_rules);
         let parsed = site.chain.fetch == classes::Fetch::Success;
@@ -355,20 +360,25 @@ impl Context<'_> {
                 captures: site.captures,
                 ..self.base(&site.name, rank)
             };
-            builder.append(&row);
+            builder.append(&row)?;
         }
-        class
+        Ok(class)
     }
 
     /// The rows of a ranked site without any robots.txt capture in the crawl.
-    fn uncaptured_rows(&self, site: &str, rank: i64, builder: &mut SitesBuilder) -> StatusClass {
+    fn uncaptured_rows(
+        &self,
+        site: &str,
+        rank: i64,
+        builder: &mut SitesBuilder,
+    ) -> Result<StatusClass, SitesError> {
         for &(agent, _) in self.agents {
             builder.append(&Row {
                 agent,
                 status_class: StatusClass::NoCapture.as_str(),
                 ..self.base(site, Some(rank))
-            });
+            })?;
         }
-        StatusClass::NoCapture
+        Ok(StatusClass::NoCapture)
     }
 }

@@ -13,7 +13,7 @@ use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 
 use arrow_array::cast::AsArray;
-use arrow_array::types::{Int32Type, Int64Type, TimestampMicrosecondType};
+use arrow_array::types::{Int32Type, TimestampMicrosecondType};
 use arrow_array::{Array, RecordBatch};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::arrow::ProjectionMask;
@@ -22,8 +22,8 @@ use super::urls::{lookup_key, SiteKey};
 use super::SitesError;
 use crate::robots::{ProbeClass, RuleSetClass};
 
-/// The id of a capture, as `documents.doc_id` holds it.
-pub type DocId = i64;
+/// The id of a capture, as `documents.doc_id` holds it (16 bytes, a UUID).
+pub use crate::output::rows::DocId;
 
 /// A URL reduced to a 128-bit key for lookups (two SipHash passes over its
 /// [`lookup_key`] form): a collision among 10^9 URLs has a chance below 10^-20.
@@ -150,10 +150,14 @@ impl<'a> Columns<'a> {
             .ok_or_else(|| self.wrong(name))
     }
 
-    fn i64(&self, name: &str) -> Result<&'a arrow_array::Int64Array, SitesError> {
-        self.get(name)?
-            .as_primitive_opt::<Int64Type>()
-            .ok_or_else(|| self.wrong(name))
+    /// A `doc_id` column: 16-byte ids.
+    fn ids(&self, name: &str) -> Result<Ids<'a>, SitesError> {
+        let array = self
+            .get(name)?
+            .as_fixed_size_binary_opt()
+            .filter(|a| a.value_length() == 16)
+            .ok_or_else(|| self.wrong(name))?;
+        Ok(Ids(array))
     }
 
     fn i32(&self, name: &str) -> Result<&'a arrow_array::Int32Array, SitesError> {
@@ -172,6 +176,17 @@ impl<'a> Columns<'a> {
         self.get(name)?
             .as_primitive_opt::<TimestampMicrosecondType>()
             .ok_or_else(|| self.wrong(name))
+    }
+}
+
+/// A `doc_id` column read as [`DocId`]s.
+struct Ids<'a>(&'a arrow_array::FixedSizeBinaryArray);
+
+impl Ids<'_> {
+    fn value(&self, i: usize) -> DocId {
+        let mut id = [0u8; 16];
+        id.copy_from_slice(self.0.value(i));
+        id
     }
 }
 
@@ -250,7 +265,7 @@ pub fn read_crawl(
             };
             let (crawls, ids, kinds, urls, hosts) = (
                 c.str("crawl")?,
-                c.i64("doc_id")?,
+                c.ids("doc_id")?,
                 c.str("record_kind")?,
                 c.str("url")?,
                 c.str("host")?,
@@ -298,7 +313,9 @@ pub fn read_crawl(
                         .then(|| u16::try_from(statuses.value(i)).ok())
                         .flatten(),
                     mime_ok: super::classes::robots_mime(opt(payloads, i), opt(types, i)),
-                    has_rules: allow.value(i) > 0 || disallow.value(i) > 0,
+                    // Null counts: the body was not parsed (no rules).
+                    has_rules: (allow.is_valid(i) && allow.value(i) > 0)
+                        || (disallow.is_valid(i) && disallow.value(i) > 0),
                     site,
                 });
             }
@@ -320,7 +337,7 @@ pub fn read_urls(
                 batch: &batch,
                 path,
             };
-            let (ids, col) = (c.i64("doc_id")?, c.str("url")?);
+            let (ids, col) = (c.ids("doc_id")?, c.str("url")?);
             for i in 0..batch.num_rows() {
                 if wanted.binary_search(&ids.value(i)).is_ok() {
                     if let Some(url) = opt(col, i) {
@@ -451,7 +468,7 @@ pub fn read_agents(files: &[PathBuf], wanted: &[DocId]) -> Result<AgentRows, Sit
                 path,
             };
             let (ids, agents, named, root) = (
-                c.i64("doc_id")?,
+                c.ids("doc_id")?,
                 c.str("agent")?,
                 c.bool("named")?,
                 c.bool("root_allowed")?,

@@ -81,23 +81,6 @@ pub fn is_robots_url(url: &str) -> bool {
         && parsed.query().is_none()
 }
 
-/// The crawl of an input: the first `CC-MAIN-YYYY-WW` in its path, else `unknown`.
-/// (Interim: the crawl-scale layout reads the warcinfo record's `isPartOf` first.)
-pub fn crawl_of_source(source: &str) -> &str {
-    const PREFIX: &str = "CC-MAIN-";
-    let shape = |s: &[u8]| {
-        s.len() >= 7
-            && s[..4].iter().all(u8::is_ascii_digit)
-            && s[4] == b'-'
-            && s[5..7].iter().all(u8::is_ascii_digit)
-    };
-    source
-        .match_indices(PREFIX)
-        .map(|(i, _)| i)
-        .find(|&i| shape(&source.as_bytes()[i + PREFIX.len()..]))
-        .map_or("unknown", |i| &source[i..i + PREFIX.len() + 7])
-}
-
 /// How captures are grouped into sites (`sites --site-key`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum SiteKey {
@@ -205,18 +188,6 @@ mod tests {
         assert!(!is_robots_url("https://example.com/a/robots.txt"));
         assert!(!is_robots_url("https://example.com/ROBOTS.TXT"));
         assert!(!is_robots_url("ftp://example.com/robots.txt"));
-    }
-
-    #[test]
-    fn crawls_come_from_the_input_path() {
-        assert_eq!(
-            crawl_of_source(
-                "crawl-data/CC-MAIN-2024-10/segments/x/robotstxt/CC-MAIN-20240220-00001.warc.gz"
-            ),
-            "CC-MAIN-2024-10"
-        );
-        assert_eq!(crawl_of_source("CC-MAIN-20240220-00001.warc.gz"), "unknown");
-        assert_eq!(crawl_of_source("data-samples/a.warc.gz"), "unknown");
     }
 
     #[test]

@@ -7,10 +7,13 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use arrow_array::builder::{BooleanBuilder, Int32Builder, Int64Builder, StringBuilder};
+use arrow_array::builder::{
+    BooleanBuilder, FixedSizeBinaryBuilder, Int32Builder, Int64Builder, StringBuilder,
+};
 use arrow_array::{ArrayRef, RecordBatch};
 use parquet::arrow::ArrowWriter;
 
+use super::read::DocId;
 use super::SitesError;
 use crate::output::Table;
 
@@ -25,7 +28,7 @@ pub struct Row<'a> {
     pub root_allowed: Option<bool>,
     pub cc_class: Option<&'a str>,
     pub named: bool,
-    pub doc_id: Option<i64>,
+    pub doc_id: Option<DocId>,
     pub url: Option<&'a str>,
     pub start_url: Option<&'a str>,
     pub http_status: Option<u16>,
@@ -38,9 +41,7 @@ pub struct Row<'a> {
 }
 
 /// Builders of the `sites` columns, in schema order.
-#[derive(Default)]
 pub struct SitesBuilder {
-    crawl: StringBuilder,
     site: StringBuilder,
     agent: StringBuilder,
     status_class: StringBuilder,
@@ -48,7 +49,7 @@ pub struct SitesBuilder {
     root_allowed: BooleanBuilder,
     cc_class: StringBuilder,
     named: BooleanBuilder,
-    doc_id: Int64Builder,
+    doc_id: FixedSizeBinaryBuilder,
     url: StringBuilder,
     start_url: StringBuilder,
     http_status: Int32Builder,
@@ -58,7 +59,34 @@ pub struct SitesBuilder {
     top_k: StringBuilder,
     site_key: StringBuilder,
     status_semantics: StringBuilder,
+    crawl: StringBuilder,
     rows: usize,
+}
+
+impl Default for SitesBuilder {
+    fn default() -> Self {
+        SitesBuilder {
+            site: StringBuilder::new(),
+            agent: StringBuilder::new(),
+            status_class: StringBuilder::new(),
+            google_class: StringBuilder::new(),
+            root_allowed: BooleanBuilder::new(),
+            cc_class: StringBuilder::new(),
+            named: BooleanBuilder::new(),
+            doc_id: FixedSizeBinaryBuilder::new(16),
+            url: StringBuilder::new(),
+            start_url: StringBuilder::new(),
+            http_status: Int32Builder::new(),
+            redirect_hops: Int32Builder::new(),
+            captures: Int32Builder::new(),
+            rank: Int64Builder::new(),
+            top_k: StringBuilder::new(),
+            site_key: StringBuilder::new(),
+            status_semantics: StringBuilder::new(),
+            crawl: StringBuilder::new(),
+            rows: 0,
+        }
+    }
 }
 
 fn to_i32(n: u32) -> i32 {
@@ -70,8 +98,7 @@ impl SitesBuilder {
         self.rows
     }
 
-    pub fn append(&mut self, row: &Row<'_>) {
-        self.crawl.append_value(row.crawl);
+    pub fn append(&mut self, row: &Row<'_>) -> Result<(), arrow_schema::ArrowError> {
         self.site.append_value(row.site);
         self.agent.append_value(row.agent);
         self.status_class.append_value(row.status_class);
@@ -79,7 +106,10 @@ impl SitesBuilder {
         self.root_allowed.append_option(row.root_allowed);
         self.cc_class.append_option(row.cc_class);
         self.named.append_value(row.named);
-        self.doc_id.append_option(row.doc_id);
+        match &row.doc_id {
+            Some(id) => self.doc_id.append_value(id)?,
+            None => self.doc_id.append_null(),
+        }
         self.url.append_option(row.url);
         self.start_url.append_option(row.start_url);
         self.http_status
@@ -90,14 +120,15 @@ impl SitesBuilder {
         self.top_k.append_option(row.top_k);
         self.site_key.append_value(row.site_key);
         self.status_semantics.append_value(row.status_semantics);
+        self.crawl.append_value(row.crawl);
         self.rows += 1;
+        Ok(())
     }
 
     /// The rows appended so far as one batch; the builders are left empty.
     pub fn finish(&mut self) -> Result<RecordBatch, arrow_schema::ArrowError> {
         self.rows = 0;
         let columns: Vec<ArrayRef> = vec![
-            Arc::new(self.crawl.finish()),
             Arc::new(self.site.finish()),
             Arc::new(self.agent.finish()),
             Arc::new(self.status_class.finish()),
@@ -115,6 +146,7 @@ impl SitesBuilder {
             Arc::new(self.top_k.finish()),
             Arc::new(self.site_key.finish()),
             Arc::new(self.status_semantics.finish()),
+            Arc::new(self.crawl.finish()),
         ];
         RecordBatch::try_new(Table::Sites.schema(), columns)
     }
@@ -186,19 +218,4 @@ impl TableFile {
         })?;
         Ok(self.path)
     }
-}
-
-/// A crawl name made safe as one path component (`crawl=<name>`).
-pub fn partition_name(crawl: &str) -> String {
-    let safe: String = crawl
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_') {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    format!("crawl={safe}")
 }

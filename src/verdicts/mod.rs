@@ -6,7 +6,6 @@
 //! rows on any thread count or machine.
 
 use std::collections::HashMap;
-use std::path::Path;
 
 use crate::robots::{AgentSummary, RobotsTxt, Scope};
 
@@ -37,7 +36,7 @@ impl UrlPlan {
     pub fn new(paths: Vec<String>, urls: &[String], per_host: Option<usize>, seed: u64) -> Self {
         let mut by_host: HashMap<String, Vec<String>> = HashMap::new();
         for url in urls {
-            if let Some(host) = crate::output::url_host(url) {
+            if let Some(host) = crate::output::url_authority(url) {
                 by_host.entry(host).or_default().push(url.clone());
             }
         }
@@ -78,9 +77,8 @@ fn rank(seed: u64, url: &str) -> u64 {
     u64::from_le_bytes([d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7]])
 }
 
-/// Reads a URL list: one URL per line, or CSV with a `url` column.
-pub fn read_url_list(path: &Path) -> std::io::Result<Vec<String>> {
-    let text = std::fs::read_to_string(path)?;
+/// Parses a URL list: one URL per line, or CSV with a `url` column.
+pub fn read_url_list(text: &str) -> std::io::Result<Vec<String>> {
     let mut lines = text.lines();
     let header = lines.next().unwrap_or_default();
     let is_csv = header

@@ -14,9 +14,17 @@ use std::io::Write;
 
 use robots_census::robots::{RobotsTxt, Scope};
 
+use crate::support::hex;
+
 /// Asserts robots.cc's answer for `agent` and `url` on `body`: verdict and deciding line.
 #[track_caller]
-fn expect(body: impl AsRef<[u8]>, agent: &str, url: impl AsRef<[u8]>, allowed: bool, line: u32) {
+pub(crate) fn expect(
+    body: impl AsRef<[u8]>,
+    agent: &str,
+    url: impl AsRef<[u8]>,
+    allowed: bool,
+    line: u32,
+) {
     let (body, url) = (body.as_ref(), url.as_ref());
     dump(body, agent, url, allowed, line);
     let doc = RobotsTxt::parse(body);
@@ -34,7 +42,6 @@ fn dump(body: &[u8], agent: &str, url: &[u8], allowed: bool, line: u32) {
     let Some(path) = std::env::var_os("ROBOTS_CENSUS_CONFORMANCE_DUMP") else {
         return;
     };
-    let hex = |b: &[u8]| b.iter().map(|x| format!("{x:02x}")).collect::<String>();
     let test = std::thread::current().name().unwrap_or("?").to_owned();
     let record = serde_json::json!({
         "test": test, "body": hex(body), "agent": agent, "url": hex(url), "allowed": allowed, "line": line,
@@ -50,7 +57,7 @@ fn dump(body: &[u8], agent: &str, url: &[u8], allowed: bool, line: u32) {
 
 const URL: &str = "https://example.com";
 
-fn url(path: &str) -> String {
+pub(crate) fn url(path: &str) -> String {
     format!("{URL}{path}")
 }
 

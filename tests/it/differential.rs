@@ -10,7 +10,7 @@ use std::process::Command;
 use robots_census::robots::{RobotsTxt, UrlPath};
 use serde_json::Value;
 
-use crate::support::{python, repo, scratch, shared, unhex};
+use crate::support::{oracle_answers, python, repo, scratch, shared, unhex};
 
 #[test]
 fn every_corpus_verdict_agrees_with_robots_cc() {
@@ -31,21 +31,18 @@ fn every_corpus_verdict_agrees_with_robots_cc() {
         let agents: Vec<Vec<u8>> = hex_list(&record["agents"]);
         let urls: Vec<Vec<u8>> = hex_list(&record["urls"]);
         let paths: Vec<UrlPath<'_>> = urls.iter().map(|u| UrlPath::new(u)).collect();
-        let allowed = record["allowed"].as_str().expect("allowed").as_bytes();
-        let lines = record["lines"].as_array().expect("lines");
+        let answers = oracle_answers(&record);
         assert_eq!(
-            allowed.len(),
+            answers.len(),
             agents.len() * urls.len(),
             "{file}: answer count"
         );
         for (a, agent) in agents.iter().enumerate() {
             for (u, path) in paths.iter().enumerate() {
-                let i = a * urls.len() + u;
-                let want_allowed = allowed[i] == b'1';
-                let want_line = lines[i].as_u64().expect("line");
+                let (want_allowed, want_line) = answers[a * urls.len() + u];
                 let got = doc.verdict_for_path(agent, path);
                 questions += 1;
-                if got.allowed != want_allowed || u64::from(got.line) != want_line {
+                if got.allowed != want_allowed || got.line != want_line {
                     mismatches.push(format!(
                         "{file}: agent {:?} url {:?}: robots.cc ({want_allowed}, line {want_line}), robots-census ({}, line {})",
                         String::from_utf8_lossy(agent),

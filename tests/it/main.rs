@@ -2,7 +2,10 @@
 
 mod cli_check;
 mod conformance;
+mod damaged;
+mod dataset;
 mod differential;
+mod generative;
 mod lint_rules;
 mod parser_props;
 mod pipeline;

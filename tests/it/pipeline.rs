@@ -9,8 +9,8 @@ use std::process::Output;
 use robots_census::robots::RobotsTxt;
 
 use crate::support::{
-    bin, bools, corpus_files, gz_record, http_block, ints, parts, read_table, repo, scratch,
-    shared, strings,
+    bin, bools, corpus_files, gz_record, http_block, ids, input_reports, ints, parts, read_table,
+    repo, scratch, shared, strings, tree,
 };
 
 fn run(args: &[&str]) -> Output {
@@ -40,19 +40,7 @@ fn run_ok(inputs: &[PathBuf], out: &Path, extra: &[&str]) -> Output {
 }
 
 fn manifests(out: &Path) -> Vec<serde_json::Value> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(out.join("_manifests"))
-        .expect("manifests")
-        .flatten()
-        .map(|e| e.path())
-        .collect();
-    files.sort();
-    files
-        .iter()
-        .map(|p| {
-            serde_json::from_slice(&std::fs::read(p).expect("read manifest"))
-                .expect("manifest JSON")
-        })
-        .collect()
+    input_reports(out)
 }
 
 fn shared_warcs() -> Vec<PathBuf> {
@@ -181,7 +169,7 @@ fn sample_run_offsets_refetch_records_and_verdicts_recheck() {
 
     let docs = read_table(&out, "documents");
     let file = std::fs::read(&warc).expect("sample");
-    let (ids, offsets, lengths) = (
+    let (record_ids, offsets, lengths) = (
         strings(&docs, "warc_record_id"),
         ints(&docs, "file_offset"),
         ints(&docs, "file_length"),
@@ -201,7 +189,7 @@ fn sample_run_offsets_refetch_records_and_verdicts_recheck() {
             record.starts_with(b"WARC/1.0\r\n"),
             "record {i} refetched from its offset"
         );
-        let id = ids[i].as_deref().expect("record id");
+        let id = record_ids[i].as_deref().expect("record id");
         assert!(
             memchr::memmem::find(&record, id.as_bytes()).is_some(),
             "record {i} is {id}"
@@ -214,7 +202,7 @@ fn sample_run_offsets_refetch_records_and_verdicts_recheck() {
     );
 
     // Verdicts of the CSV rows, re-asked of the engine from the CSV bodies.
-    let mut bodies: HashMap<i64, Vec<u8>> = HashMap::new();
+    let mut bodies: HashMap<String, Vec<u8>> = HashMap::new();
     let mut reader = csv::Reader::from_reader(flate2::read::GzDecoder::new(
         std::fs::File::open(&csv_dump).expect("csv"),
     ));
@@ -224,24 +212,24 @@ fn sample_run_offsets_refetch_records_and_verdicts_recheck() {
         .map(|r| (String::from_utf8_lossy(&r[0]).into_owned(), r[2].to_vec()))
         .collect();
     let doc_urls = strings(&docs, "url");
-    let doc_ids = ints(&docs, "doc_id");
+    let doc_ids = ids(&docs, "doc_id");
     for (url, body) in &urls {
         let i = doc_urls
             .iter()
             .position(|u| u.as_deref() == Some(url))
             .expect("CSV row has a document");
-        bodies.insert(doc_ids[i].expect("doc_id"), body.clone());
+        bodies.insert(doc_ids[i].clone().expect("doc_id"), body.clone());
     }
     let verdicts = read_table(&out, "verdicts");
     let (v_doc, v_agent, v_url) = (
-        ints(&verdicts, "doc_id"),
+        ids(&verdicts, "doc_id"),
         strings(&verdicts, "agent"),
         strings(&verdicts, "url"),
     );
     let (v_allowed, v_line) = (bools(&verdicts, "allowed"), ints(&verdicts, "line"));
     let mut checked = 0;
     for i in 0..v_doc.len() {
-        let Some(body) = bodies.get(&v_doc[i].expect("doc_id")) else {
+        let Some(body) = v_doc[i].as_ref().and_then(|d| bodies.get(d)) else {
             continue;
         };
         let doc = RobotsTxt::parse(body);
@@ -296,12 +284,18 @@ fn tables_flag_writes_only_the_tables_asked_for() {
         some.keys().filter_map(|k| k.split('/').next()).collect();
     assert_eq!(
         tables,
-        ["_manifests", "agents", "documents", "errors"]
-            .into_iter()
-            .collect()
+        [
+            "_dataset.json",
+            "_manifests",
+            "agents",
+            "documents",
+            "errors"
+        ]
+        .into_iter()
+        .collect()
     );
     for (path, bytes) in &some {
-        if !path.starts_with("_manifests") {
+        if !path.starts_with('_') {
             assert!(
                 all.get(path) == Some(bytes),
                 "{path} differs from the full run"
@@ -368,33 +362,14 @@ fn many_chunks_and_row_groups_are_deterministic_and_complete() {
         );
     }
     // Rules rows come grouped by document, in record order, with each document's count.
-    let doc_ids = ints(&docs, "doc_id");
-    let rule_doc_ids = ints(&read_table(&dir.join("one"), "rules"), "doc_id");
+    let doc_ids = ids(&docs, "doc_id");
+    let rule_doc_ids = ids(&read_table(&dir.join("one"), "rules"), "doc_id");
     assert_eq!(rule_doc_ids.len(), total);
     let mut at = 0;
     for (doc_id, n) in doc_ids.iter().zip(&expected_rules) {
         assert!(rule_doc_ids[at..at + n].iter().all(|d| d == doc_id));
         at += n;
     }
-}
-
-/// Every file under `dir` (relative path -> bytes).
-fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    let mut files = BTreeMap::new();
-    for table in std::fs::read_dir(dir).expect("out").flatten() {
-        for part in std::fs::read_dir(table.path())
-            .expect("table dir")
-            .flatten()
-        {
-            let rel = format!(
-                "{}/{}",
-                table.file_name().to_string_lossy(),
-                part.file_name().to_string_lossy()
-            );
-            files.insert(rel, std::fs::read(part.path()).expect("read part"));
-        }
-    }
-    files
 }
 
 #[test]
@@ -641,9 +616,26 @@ fn killed_run_resumes_to_exactly_the_uninterrupted_rows() {
     );
 }
 
+/// Finished task manifests under `out`.
+fn manifest_count(out: &Path) -> usize {
+    std::fs::read_dir(out.join("_manifests")).map_or(0, |d| {
+        d.flatten()
+            .filter(|e| e.file_name().to_string_lossy().ends_with(".json"))
+            .count()
+    })
+}
+
+/// Ctrl-C, and SIGTERM (what Kubernetes and AWS Batch send), stop the run at the
+/// next record: finished tasks stay, no temporary file is left, exit 130.
 #[test]
-fn ctrl_c_stops_cleanly_and_keeps_completed_inputs() {
-    let dir = scratch("sigint");
+fn ctrl_c_and_sigterm_stop_cleanly_and_keep_completed_tasks() {
+    for signal in ["-INT", "-TERM"] {
+        stops_cleanly_on(signal);
+    }
+}
+
+fn stops_cleanly_on(signal: &str) {
+    let dir = scratch(&format!("signal{signal}"));
     let inputs_dir = dir.join("inputs");
     std::fs::create_dir_all(&inputs_dir).expect("inputs dir");
     let sample =
@@ -665,32 +657,38 @@ fn ctrl_c_stops_cleanly_and_keeps_completed_inputs() {
         .spawn()
         .expect("spawn");
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
-    while std::fs::read_dir(out.join("_manifests")).map_or(0, |d| d.count()) < 2
-        && std::time::Instant::now() < deadline
-    {
+    while manifest_count(&out) < 2 && std::time::Instant::now() < deadline {
         std::thread::sleep(std::time::Duration::from_millis(5));
     }
     let status = std::process::Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
+        .args([signal, &child.id().to_string()])
         .status()
-        .expect("kill -INT");
+        .expect("kill");
     assert!(status.success());
     let exit = child.wait().expect("wait");
-    let done = std::fs::read_dir(out.join("_manifests")).map_or(0, |d| d.count());
-    assert!(done >= 2, "completed inputs are kept");
+    let done = manifest_count(&out);
+    assert!(done >= 2, "{signal}: completed tasks are kept");
     if done < inputs.len() {
-        assert_eq!(exit.code(), Some(130), "an interrupted run exits 130");
-    }
-    for table in ["documents", "rules", "errors"] {
-        let parts: Vec<String> = std::fs::read_dir(out.join(table))
-            .expect("table dir")
-            .flatten()
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .collect();
-        assert!(
-            parts.iter().all(|p| !p.ends_with(".tmp")),
-            "no temporary part left in {table}: {parts:?}"
+        assert_eq!(
+            exit.code(),
+            Some(130),
+            "{signal}: an interrupted run exits 130"
         );
-        assert_eq!(parts.len(), done, "one part per completed input in {table}");
+    }
+    let files = tree(&out);
+    assert!(
+        files.keys().all(|p| !p.ends_with(".tmp")),
+        "{signal}: no temporary file left: {:?}",
+        files
+            .keys()
+            .filter(|p| p.ends_with(".tmp"))
+            .collect::<Vec<_>>()
+    );
+    for table in ["documents", "rules", "errors"] {
+        assert_eq!(
+            parts(&out, table).len(),
+            done,
+            "{signal}: one part per completed task in {table}"
+        );
     }
 }

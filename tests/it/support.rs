@@ -56,6 +56,30 @@ pub fn scratch(name: &str) -> PathBuf {
     dir
 }
 
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The answers of an oracle answer record (tests/oracle/answers.py's format,
+/// agent-major): (allowed, deciding line) per question.
+pub fn oracle_answers(record: &serde_json::Value) -> Vec<(bool, u32)> {
+    let allowed = record["allowed"].as_str().expect("allowed").as_bytes();
+    let lines = record["lines"].as_array().expect("lines");
+    assert_eq!(
+        allowed.len(),
+        lines.len(),
+        "answer record: allowed vs lines"
+    );
+    allowed
+        .iter()
+        .zip(lines)
+        .map(|(a, l)| {
+            let line = l.as_u64().and_then(|l| u32::try_from(l).ok());
+            (*a == b'1', line.expect("line number"))
+        })
+        .collect()
+}
+
 pub fn unhex(s: &str) -> Vec<u8> {
     (0..s.len() / 2)
         .map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).expect("hex"))
@@ -67,33 +91,54 @@ pub fn bin() -> std::process::Command {
     std::process::Command::new(env!("CARGO_BIN_EXE_robots-census"))
 }
 
-/// The part files of `<out>/<table>/`, in name order (none when the table is absent).
+/// The part files of `<out>/<table>/crawl=*/`, in path order (none when the table
+/// is absent): crawl partitions in name order, tasks in order within each.
 pub fn parts(out: &std::path::Path, table: &str) -> Vec<PathBuf> {
-    let mut parts: Vec<PathBuf> = std::fs::read_dir(out.join(table))
-        .map(|d| {
-            d.flatten()
-                .map(|e| e.path())
-                .filter(|p| p.extension().is_some_and(|e| e == "parquet"))
-                .collect()
-        })
-        .unwrap_or_default();
+    let mut parts: Vec<PathBuf> = walkdir::WalkDir::new(out.join(table))
+        .into_iter()
+        .flatten()
+        .map(|e| e.into_path())
+        .filter(|p| p.extension().is_some_and(|e| e == "parquet"))
+        .collect();
     parts.sort();
     parts
 }
 
-/// Every record batch of `<out>/<table>/*.parquet`, part files in name order.
+/// Every record batch of `<out>/<table>/crawl=*/*.parquet`, part files in path order.
 pub fn read_table(out: &std::path::Path, table: &str) -> Vec<arrow_array::RecordBatch> {
+    parts(out, table)
+        .iter()
+        .flat_map(|p| read_table_file(p))
+        .collect()
+}
+
+/// Every record batch of one part file.
+pub fn read_table_file(part: &std::path::Path) -> Vec<arrow_array::RecordBatch> {
     use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
-    let mut batches = Vec::new();
-    for part in parts(out, table) {
-        let file = std::fs::File::open(&part).expect("open part file");
-        let reader = ParquetRecordBatchReaderBuilder::try_new(file)
-            .expect("parquet footer")
-            .build()
-            .expect("reader");
-        batches.extend(reader.map(|b| b.expect("record batch")));
-    }
-    batches
+    let file = std::fs::File::open(part).expect("open part file");
+    let reader = ParquetRecordBatchReaderBuilder::try_new(file)
+        .expect("parquet footer")
+        .build()
+        .expect("reader");
+    reader.map(|b| b.expect("record batch")).collect()
+}
+
+/// Every file under `dir` (relative path -> bytes).
+pub fn tree(dir: &std::path::Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .flatten()
+        .filter(|e| e.file_type().is_file())
+        .map(|e| {
+            let rel = e
+                .path()
+                .strip_prefix(dir)
+                .expect("under dir")
+                .to_string_lossy()
+                .into_owned();
+            (rel, std::fs::read(e.path()).expect("read file"))
+        })
+        .collect()
 }
 
 /// A column of a table as strings (nulls as None), all parts concatenated.
@@ -134,6 +179,51 @@ pub fn ints(batches: &[arrow_array::RecordBatch], column: &str) -> Vec<Option<i6
     out
 }
 
+/// The `doc_id` column (16-byte UUIDs) as hex strings (nulls as None).
+pub fn ids(batches: &[arrow_array::RecordBatch], column: &str) -> Vec<Option<String>> {
+    use arrow_array::cast::AsArray;
+    use arrow_array::Array;
+    let mut out = Vec::new();
+    for batch in batches {
+        let col = batch
+            .column_by_name(column)
+            .unwrap_or_else(|| panic!("no column {column}"))
+            .as_fixed_size_binary();
+        out.extend((0..col.len()).map(|i| {
+            col.is_valid(i)
+                .then(|| col.value(i).iter().map(|b| format!("{b:02x}")).collect())
+        }));
+    }
+    out
+}
+
+/// Every input's report from the task manifests of `<out>/_manifests/`, in task
+/// order, each with a `skipped_total`.
+pub fn input_reports(out: &std::path::Path) -> Vec<serde_json::Value> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(out.join("_manifests"))
+        .expect("manifests")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    files.sort();
+    let mut reports = Vec::new();
+    for file in files {
+        let task: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&file).expect("read manifest"))
+                .expect("manifest JSON");
+        for input in task["inputs"].as_array().expect("inputs") {
+            let mut input = input.clone();
+            let skipped: u64 = input["skipped"]
+                .as_object()
+                .map_or(0, |m| m.values().filter_map(|v| v.as_u64()).sum());
+            input["skipped_total"] = skipped.into();
+            reports.push(input);
+        }
+    }
+    reports
+}
+
 /// A boolean column (nulls as None).
 pub fn bools(batches: &[arrow_array::RecordBatch], column: &str) -> Vec<Option<bool>> {
     use arrow_array::Array;
@@ -172,4 +262,36 @@ pub fn http_block(status: u16, body: &[u8]) -> Vec<u8> {
     .into_bytes();
     block.extend_from_slice(body);
     block
+}
+
+/// A table's rows as sorted strings (one per row, columns joined by tabs): its
+/// content, independent of how rows are split into part files.
+pub fn table_rows(out: &std::path::Path, table: &str) -> Vec<String> {
+    use arrow_cast::display::{ArrayFormatter, FormatOptions};
+    let mut rows = Vec::new();
+    for batch in read_table(out, table) {
+        let options = FormatOptions::default();
+        // Timestamps print as UTC wall time (named time zones need chrono-tz).
+        let columns: Vec<arrow_array::ArrayRef> = batch
+            .columns()
+            .iter()
+            .map(|c| match c.data_type() {
+                arrow_schema::DataType::Timestamp(unit, Some(_)) => {
+                    arrow_cast::cast(c, &arrow_schema::DataType::Timestamp(*unit, None))
+                        .expect("timestamp cast")
+                }
+                _ => c.clone(),
+            })
+            .collect();
+        let formatters: Vec<ArrayFormatter> = columns
+            .iter()
+            .map(|c| ArrayFormatter::try_new(c.as_ref(), &options).expect("formatter"))
+            .collect();
+        for i in 0..batch.num_rows() {
+            let cells: Vec<String> = formatters.iter().map(|f| f.value(i).to_string()).collect();
+            rows.push(cells.join("\t"));
+        }
+    }
+    rows.sort();
+    rows
 }

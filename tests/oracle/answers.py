@@ -110,19 +110,23 @@ def answer(task):
     with open(os.path.join(shared, "corpus", "robots", rel), "rb") as f:
         body = f.read()[:CAP]
     agents, urls = questions(rel, body, os.path.join(shared, "corpus", "urls", "anubhavp28"))
-    m = googlebot.RobotsMatcher()
-    allowed, lines = [], []
-    for agent in agents:
-        for url in urls:
-            allowed.append("1" if m.OneAgentAllowedByRobots(body, agent, url) else "0")
-            lines.append(m.matching_line())
     return json.dumps({
         "file": rel,
         "agents": [a.hex() for a in agents],
         "urls": [u.hex() for u in urls],
-        "allowed": "".join(allowed),
-        "lines": lines,
+        **ask(googlebot.RobotsMatcher(), body, agents, urls),
     })
+
+
+def ask(matcher, body, agents, urls):
+    """robots.cc's answers about `body` (already cut at CAP), agent-major: the
+    "allowed" and "lines" fields of an answer record."""
+    allowed, lines = [], []
+    for agent in agents:
+        for url in urls:
+            allowed.append("1" if matcher.OneAgentAllowedByRobots(body, agent, url) else "0")
+            lines.append(matcher.matching_line())
+    return {"allowed": "".join(allowed), "lines": lines}
 
 
 def main():

@@ -2,7 +2,7 @@
 
 Usage: python tests/queries/run_queries.py DATA_DIR QUERY.sql [QUERY.sql ...]
 
-DATA_DIR is the directory holding out/ (the queries read out/<table>/*.parquet by
+DATA_DIR is the directory holding out/ (the queries read out/<table>/*/*.parquet by
 relative path). Each query file may hold several statements (e.g. CREATE VIEW then
 SELECT); the result of the last one is printed (timestamps with time zone as text,
 so pytz is not needed). Output: one JSON object per line,

@@ -1,0 +1,465 @@
+"""Mutation fuzz of the input readers: damaged WARC / CSV files in, robots-census run on each.
+
+Seeds are the WARC samples of ``<shared>/corpus/warc`` (lz4 excluded: refused by design),
+the bundled ``data-samples`` and plain (decompressed) copies of the gzip ones, so the plain
+``.warc`` / ``.csv`` paths get as many mutants as the compressed ones. Each seed is run
+once unmutated: its ``documents`` rows (URL, body SHA-1, record byte range) are the ground
+truth. Each mutant applies one damage (byte flips, zero- or LF-filled ranges, truncation
+with or without zero padding, duplicated or deleted ranges, a wrong WARC Content-Length,
+damage to one gzip member) and is run with a time and a memory limit. A mutant passes when:
+
+- the run exits 0 or 1 (never a signal, a panic, or a fatal 2);
+- it stays under the time and memory limits;
+- the manifest's accounting holds: records_seen = documents + skipped_total + problems;
+- every record of the seed whose bytes the mutation did not touch is still a document with
+  the same URL and content_sha1 (as a multiset: a duplicated range may add copies).
+
+"Touched" is judged in the seed's file coordinates: a record's byte range is its
+``file_offset .. + file_length`` (plain record, gzip member, zstd frame). For a file
+compressed as a whole, a record is untouched when the bytes decompressed from the file
+before the first mutated byte hold all of it.
+
+Usage: ``python scripts/fuzz_inputs.py --bin target/release/robots-census --shared ../shared``
+(``make fuzz-inputs``). Failing mutants are kept in ``--out`` with a JSON line each in
+``failures.jsonl``; ``summary.json`` holds the counts by mutation and outcome.
+"""
+
+import argparse
+import collections
+import gzip
+import json
+import os
+import random
+import re
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import zlib
+from pathlib import Path
+
+import pyarrow.parquet as pq
+
+ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+GZIP_MAGIC = b"\x1f\x8b\x08"
+
+
+# ---------------------------------------------------------------- running the binary
+
+
+def run_measured(binary, path, out, time_limit, mem_limit):
+    """Runs ``robots-census run`` on one file under an address-space limit; returns (exit
+    code, -signal or "timeout"; seconds; the child's own peak RSS in KiB from wait4;
+    stderr text)."""
+
+    def limits():
+        resource.setrlimit(resource.RLIMIT_AS, (mem_limit, mem_limit))
+
+    start = time.monotonic()
+    with tempfile.TemporaryFile() as errf:
+        proc = subprocess.Popen(
+            [binary, "run", str(path), "--out", str(out), "--quiet", "--threads", "1"],
+            stdout=subprocess.DEVNULL,
+            stderr=errf,
+            preexec_fn=limits,
+        )
+        deadline = start + time_limit
+        status, usage, timed_out = None, None, False
+        while True:
+            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.monotonic() > deadline:
+                timed_out = True
+                os.kill(proc.pid, signal.SIGKILL)
+                _, status, usage = os.wait4(proc.pid, 0)
+                break
+            time.sleep(0.005)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        errf.seek(0)
+        err = errf.read().decode("utf-8", "replace")
+    seconds = time.monotonic() - start
+    code = "timeout" if timed_out else proc.returncode
+    return code, seconds, usage.ru_maxrss, err
+
+
+def read_documents(out):
+    """[(url, content_sha1, file_offset, file_length, stream_offset)] in record order."""
+    rows = []
+    for part in sorted((Path(out) / "documents").glob("*.parquet")):
+        t = pq.read_table(
+            part, columns=["url", "content_sha1", "file_offset", "file_length", "stream_offset"]
+        ).to_pylist()
+        rows.extend(
+            (r["url"], r["content_sha1"], r["file_offset"], r["file_length"], r["stream_offset"])
+            for r in t
+        )
+    return rows
+
+
+def read_manifest(out):
+    files = list((Path(out) / "_manifests").glob("*.json"))
+    if len(files) != 1:
+        return None
+    return json.loads(files[0].read_text())
+
+
+# ---------------------------------------------------------------- seeds and ground truth
+
+
+def gzip_members(data):
+    """[(start, end)] of the gzip members of ``data`` (stops at the first bad one)."""
+    members, pos = [], 0
+    while pos < len(data) and data[pos : pos + 3] == GZIP_MAGIC:
+        d = zlib.decompressobj(31)
+        try:
+            d.decompress(data[pos:])
+        except zlib.error:
+            break
+        if not d.eof:
+            break
+        end = len(data) - len(d.unused_data)
+        members.append((pos, end))
+        pos = end
+    return members
+
+
+def decompress_prefix(data, kind):
+    """Bytes of decompressed stream that the first len(data) file bytes determine."""
+    if kind == "gzip":
+        out, pos = bytearray(), 0
+        while pos < len(data):
+            d = zlib.decompressobj(31)
+            try:
+                out += d.decompress(data[pos:])
+            except zlib.error:
+                break
+            if not d.eof:
+                break
+            pos = len(data) - len(d.unused_data)
+        return len(out)
+    return len(data)
+
+
+class Seed:
+    def __init__(self, name, data, suffix):
+        self.name = name
+        self.data = data
+        self.suffix = suffix
+        if data.startswith(b"\x1f\x8b"):
+            self.kind = "gzip"
+        elif data.startswith(ZSTD_MAGIC) or data[1:4] == b"\x2a\x4d\x18":
+            self.kind = "zstd"
+        else:
+            self.kind = "plain"
+        self.members = gzip_members(data) if self.kind == "gzip" else []
+        self.is_csv = ".csv" in suffix
+        self.truth = []
+
+
+def load_seeds(shared, samples):
+    seeds = []
+    corpus = Path(shared) / "corpus" / "warc"
+    for p in sorted(corpus.rglob("*")):
+        if p.is_file() and p.suffix != ".lz4" and p.name != "manifest.csv" and "licenses" not in p.parts:
+            seeds.append(Seed(str(p.relative_to(corpus)), p.read_bytes(), "".join(p.suffixes)))
+    for p in sorted(Path(samples).glob("*")):
+        if p.is_file() and (".warc" in p.name or ".csv" in p.name):
+            seeds.append(Seed("data-samples/" + p.name, p.read_bytes(), "".join(p.suffixes)))
+    seeds.extend(synthetic_seeds())
+    # Plain copies of the gzip seeds: the plain readers see the same records.
+    for s in list(seeds):
+        if s.kind == "gzip" and s.members:
+            plain = b"".join(gzip.decompress(s.data[a:b]) for a, b in s.members)
+            suffix = ".csv" if ".csv" in s.suffix else ".warc"
+            seeds.append(Seed(s.name + ":plain", plain, suffix))
+    return seeds
+
+
+def synthetic_seeds():
+    """Common Crawl-style files made here: many small records, so most mutations leave
+    many records intact to check (the corpus samples hold few robots.txt responses)."""
+    rng = random.Random(7)
+    records = []
+
+    def record(warc_type, uri, block):
+        head = (
+            f"WARC/1.0\r\nWARC-Type: {warc_type}\r\nWARC-Record-ID: <urn:uuid:{len(records)}>\r\n"
+            f"WARC-Date: 2026-01-01T00:00:00Z\r\nWARC-Target-URI: {uri}\r\n"
+            f"Content-Type: application/http\r\nContent-Length: {len(block)}\r\n\r\n"
+        ).encode()
+        records.append(head + block + b"\r\n\r\n")
+
+    record("warcinfo", "", b"software: fuzz_inputs.py\r\n")
+    rows = []
+    for i in range(60):
+        uri = f"https://h{i}.example/robots.txt"
+        status = rng.choice([200, 200, 200, 404, 301, 503])
+        body = "".join(
+            f"User-agent: {rng.choice(['*', 'GPTBot', 'CCBot'])}\nDisallow: /p{i}/{j}\n"
+            for j in range(rng.randint(1, 6))
+        ).encode()
+        record("request", uri, f"GET /robots.txt HTTP/1.1\r\nHost: h{i}.example\r\n\r\n".encode())
+        http = f"HTTP/1.1 {status} X\r\nContent-Type: text/plain\r\n\r\n".encode()
+        record("response", uri, http + body)
+        rows.append(f'{uri},{status},"{body.decode()}"\n')
+    plain = b"".join(records)
+    per_record = b"".join(gzip.compress(r, mtime=0) for r in records)
+    csv = ("url,status,body\n" + "".join(rows)).encode()
+    return [
+        Seed("synthetic/cc-style.warc", plain, ".warc"),
+        Seed("synthetic/cc-style.warc.gz", per_record, ".warc.gz"),
+        Seed("synthetic/dump.csv", csv, ".csv"),
+    ]
+
+
+# ---------------------------------------------------------------- mutations
+
+
+def warc_content_lengths(data):
+    """Offsets (start, end) of the value of each WARC header's Content-Length."""
+    spans = []
+    for m in re.finditer(rb"(?m)^WARC/[0-9.]+\r?\n", data):
+        head_end = data.find(b"\r\n\r\n", m.end())
+        if head_end < 0 or head_end - m.end() > 8192:
+            continue
+        cl = re.search(rb"(?im)^Content-Length:[ \t]*([0-9]+)", data[m.end() : head_end])
+        if cl:
+            spans.append((m.end() + cl.start(1), m.end() + cl.end(1), m.start()))
+    return spans
+
+
+def new_length(rng, old, rest):
+    return rng.choice(
+        [
+            old + 1, old + 4, old + 20, old + rng.randint(50, 5000), old + rest,
+            old + rest + 1000, max(old - 1, 0), max(old - 20, 0), 0,
+            rng.randint(0, 10**6), 10**12, 2**64 + 5,
+        ]
+    )
+
+
+def mutate(rng, seed):
+    """Returns (mutation name, mutant bytes, touched original ranges [(a, b)], insert points)."""
+    data = seed.data
+    n = len(data)
+    ops = ["flip", "zero", "lf", "truncate", "truncate_pad", "duplicate", "delete"]
+    if seed.kind == "plain" and warc_content_lengths(data[:200000]):
+        ops += ["content_length"] * 3
+    if seed.kind == "gzip" and len(seed.members) > 1:
+        ops += ["gzip_member"] * 3
+        if warc_content_lengths(gzip.decompress(data[: seed.members[0][1]])):
+            ops += ["gzip_content_length"]
+    op = rng.choice(ops)
+
+    def span(maxlen):
+        a = rng.randrange(n)
+        length = rng.choice([1, 2, 4, 16, 64, 256, 1024, rng.randint(1, maxlen)])
+        return a, min(n, a + length)
+
+    if op == "flip":
+        out = bytearray(data)
+        touched = []
+        for _ in range(rng.choice([1, 1, 2, 4, 8])):
+            i = rng.randrange(n)
+            out[i] ^= rng.randint(1, 255)
+            touched.append((i, i + 1))
+        return op, bytes(out), touched
+    if op in ("zero", "lf"):
+        a, b = span(4096)
+        fill = b"\0" if op == "zero" else b"\n"
+        return op, data[:a] + fill * (b - a) + data[b:], [(a, b)]
+    if op == "truncate":
+        c = rng.randrange(n)
+        return op, data[:c], [(c, n)]
+    if op == "truncate_pad":
+        c = rng.randrange(n)
+        return op, data[:c] + b"\0" * (n - c), [(c, n)]
+    if op == "duplicate":
+        a, b = span(8192)
+        c = rng.randrange(n + 1)
+        return op, data[:c] + data[a:b] + data[c:], [(c, c)]
+    if op == "delete":
+        a, b = span(8192)
+        return op, data[:a] + data[b:], [(a, b)]
+    if op == "content_length":
+        spans = warc_content_lengths(data[:200000])
+        s, e, rec = rng.choice(spans)
+        old = int(data[s:e])
+        value = str(new_length(rng, old, n - e)).encode()
+        return op, data[:s] + value + data[e:], [(rec, e)]
+    if op == "gzip_member":
+        k = rng.randrange(len(seed.members))
+        a, b = seed.members[k]
+        member = bytearray(data[a:b])
+        how = rng.choice(["crc", "isize", "header", "deflate", "cut", "junk_before", "bfinal"])
+        if how == "crc":
+            member[-8 + rng.randrange(4)] ^= rng.randint(1, 255)
+        elif how == "isize":
+            member[-4 + rng.randrange(4)] ^= rng.randint(1, 255)
+        elif how == "header":
+            member[rng.randrange(min(10, len(member)))] ^= rng.randint(1, 255)
+        elif how == "deflate":
+            member[rng.randrange(10, max(11, len(member) - 8))] ^= 1 << rng.randrange(8)
+        elif how == "bfinal":
+            member[10] ^= 1
+        elif how == "cut":
+            member = member[: rng.randrange(len(member))]
+        else:
+            member = bytearray(os.urandom(rng.randint(1, 300))) + member
+            return f"{op}:{how}", data[:a] + bytes(member) + data[b:], [(a, a)]
+        return f"{op}:{how}", data[:a] + bytes(member) + data[b:], [(a, b)]
+    # gzip_content_length: rewrite one member's WARC Content-Length and recompress it.
+    k = rng.randrange(len(seed.members))
+    a, b = seed.members[k]
+    plain = gzip.decompress(data[a:b])
+    spans = warc_content_lengths(plain)
+    if not spans:
+        return "gzip_content_length:none", data, []
+    s, e, _ = rng.choice(spans)
+    value = str(new_length(rng, int(plain[s:e]), len(plain) - e)).encode()
+    member = gzip.compress(plain[:s] + value + plain[e:], mtime=0)
+    return op, data[:a] + member + data[b:], [(a, b)]
+
+
+def intact_records(seed, touched):
+    """The truth rows whose bytes no touched range overlaps."""
+    if not touched:
+        return [(url, sha) for url, sha, *_ in seed.truth]
+    first = min(a for a, _ in touched)
+    prefix = None
+    out = []
+    for i, (url, sha, off, length, soff) in enumerate(seed.truth):
+        if length:
+            lo, hi = off, off + length
+            if seed.is_csv:
+                # A CSV row starts after the line break before it: that break is part
+                # of the row's boundary (a flipped LF joins two rows on one line).
+                lo = max(0, lo - 2)
+            hit = any(a < hi and b > lo if b > a else lo < a < hi for a, b in touched)
+            if not hit:
+                out.append((url, sha))
+            continue
+        # Inside a member that holds several records: decompressed-prefix test.
+        if seed.kind == "plain":
+            continue
+        if prefix is None:
+            prefix = decompress_prefix(seed.data[:first], seed.kind)
+        nxt = seed.truth[i + 1][4] if i + 1 < len(seed.truth) else None
+        if nxt is not None and nxt <= prefix:
+            out.append((url, sha))
+    return out
+
+
+# ---------------------------------------------------------------- the loop
+
+
+def check(binary, path, out, seed, touched, args):
+    code, seconds, rss_kib, err = run_measured(binary, path, out, args.time_limit, args.mem_limit)
+    problems = []
+    if code == "timeout":
+        return "timeout", [f"over {args.time_limit}s"]
+    if "panicked" in err:
+        problems.append("panic: " + err.strip().splitlines()[0][:300])
+    if not isinstance(code, int) or code < 0:
+        return "crash", [f"exit {code}: {err[-300:]}"]
+    if code not in (0, 1):
+        problems.append(f"exit {code}: {err.strip()[-300:]}")
+    if rss_kib > args.rss_limit_mib * 1024:
+        problems.append(f"peak RSS {rss_kib // 1024} MiB")
+    m = read_manifest(out)
+    if m is None:
+        problems.append("no manifest")
+    elif m["records_seen"] != m["documents"] + m["skipped_total"] + m["problems"]:
+        problems.append(
+            f"accounting: seen {m['records_seen']} != {m['documents']} + "
+            f"{m['skipped_total']} + {m['problems']}"
+        )
+    docs = collections.Counter((u, s) for u, s, *_ in read_documents(out))
+    want = collections.Counter(intact_records(seed, touched))
+    lost = want - docs
+    if lost:
+        problems.append(f"lost {sum(lost.values())} intact: {list(lost)[:3]}")
+    if problems:
+        return "fail", problems
+    return f"exit{code}", [f"{seconds:.2f}s"]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--bin", default="target/release/robots-census")
+    ap.add_argument("--shared", default="../shared")
+    ap.add_argument("--samples", default="data-samples")
+    ap.add_argument("--count", type=int, default=3000)
+    ap.add_argument("--seed", type=int, default=10)
+    ap.add_argument("--out", default="fuzz-out")
+    ap.add_argument("--time-limit", type=float, default=60.0)
+    ap.add_argument("--mem-limit", type=int, default=8 << 30, help="RLIMIT_AS bytes")
+    ap.add_argument("--rss-limit-mib", type=int, default=1024)
+    args = ap.parse_args()
+
+    out_dir = Path(args.out)
+    if out_dir.exists():
+        shutil.rmtree(out_dir)
+    (out_dir / "failing").mkdir(parents=True)
+    work = Path(tempfile.mkdtemp(prefix="fuzz-inputs-"))
+    rng = random.Random(args.seed)
+
+    seeds = load_seeds(args.shared, args.samples)
+    for s in seeds:
+        path = work / ("seed" + s.suffix)
+        path.write_bytes(s.data)
+        res = work / "seed-out"
+        shutil.rmtree(res, ignore_errors=True)
+        code, _, _, err = run_measured(args.bin, path, res, args.time_limit, args.mem_limit)
+        s.truth = read_documents(res)
+        print(f"seed {s.name} ({s.kind}, {len(s.data)} bytes): exit {code}, "
+              f"{len(s.truth)} documents", flush=True)
+    seeds = [s for s in seeds if s.data]
+
+    counts = collections.Counter()
+    by_op = collections.defaultdict(collections.Counter)
+    failures = open(out_dir / "failures.jsonl", "w")
+    started = time.monotonic()
+    # Seeds with more documents to check get more mutants.
+    weights = [1 + min(len(s.truth), 20) for s in seeds]
+    for i in range(args.count):
+        seed = rng.choices(seeds, weights)[0]
+        op, mutant, touched = mutate(rng, seed)
+        path = work / f"mutant{seed.suffix}"
+        path.write_bytes(mutant)
+        res = work / "out"
+        shutil.rmtree(res, ignore_errors=True)
+        outcome, detail = check(args.bin, path, res, seed, touched, args)
+        counts[outcome] += 1
+        by_op[op.split(":")[0]][outcome] += 1
+        if outcome not in ("exit0", "exit1"):
+            keep = out_dir / "failing" / f"{i:05d}{seed.suffix}"
+            shutil.copy(path, keep)
+            failures.write(json.dumps({"mutant": i, "seed": seed.name, "op": op,
+                                       "touched": touched, "outcome": outcome,
+                                       "detail": detail, "file": str(keep)}) + "\n")
+            failures.flush()
+            print(f"[{i}] {seed.name} {op}: {outcome} {detail}", flush=True)
+        if (i + 1) % 250 == 0:
+            print(f"{i + 1} mutants, {dict(counts)}, {time.monotonic() - started:.0f}s", flush=True)
+    failures.close()
+    summary = {
+        "mutants": args.count,
+        "seeds": [s.name for s in seeds],
+        "outcomes": dict(counts),
+        "by_mutation": {k: dict(v) for k, v in sorted(by_op.items())},
+        "seconds": round(time.monotonic() - started),
+    }
+    (out_dir / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    print(json.dumps(summary, indent=2))
+    shutil.rmtree(work, ignore_errors=True)
+    bad = sum(v for k, v in counts.items() if k not in ("exit0", "exit1"))
+    sys.exit(1 if bad else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,156 @@
+//! Byte-level tests the WARC reader uses to find record boundaries in damaged data.
+//!
+//! Pure functions over a window of bytes: is this a WARC version line, is this a
+//! separator, does a declared record end land cleanly. The reader decides what to do;
+//! these only look.
+
+use crate::limits::MAX_RECORD_GAP;
+
+/// Bytes needed to judge a version line (`WARC/0.18\r\r\n` and some slack).
+pub(crate) const VERSION_PROBE: usize = 32;
+
+/// Does `b` start with a WARC version line (`WARC/<digits and dots>` then CR* LF)?
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Version {
+    Yes,
+    No,
+    NeedMore,
+}
+
+pub(crate) fn version_line(b: &[u8]) -> Version {
+    const MAGIC: &[u8] = b"WARC/";
+    if b.len() < MAGIC.len() {
+        return if MAGIC.starts_with(b) {
+            Version::NeedMore
+        } else {
+            Version::No
+        };
+    }
+    if !b.starts_with(MAGIC) {
+        return Version::No;
+    }
+    let rest = b.get(MAGIC.len()..).unwrap_or_default();
+    let digits = rest
+        .iter()
+        .take_while(|c| c.is_ascii_digit() || **c == b'.')
+        .count();
+    let after = rest.get(digits..).unwrap_or_default();
+    let crs = after.iter().take_while(|&&c| c == b'\r').count();
+    match after.get(crs) {
+        _ if digits == 0 || digits > 8 => Version::No,
+        Some(b'\n') => Version::Yes,
+        Some(_) => Version::No,
+        None => Version::NeedMore,
+    }
+}
+
+/// A byte that may pad the space between records.
+pub(crate) fn is_separator(c: u8) -> bool {
+    matches!(c, b'\r' | b'\n' | b'\0')
+}
+
+/// Start of the run of CR / LF bytes that ends `b` (`b.len()` when `b` does not end
+/// with one): the terminator of a record whose successor starts right after `b`.
+pub(crate) fn trailing_newlines(b: &[u8]) -> usize {
+    b.len()
+        - b.iter()
+            .rev()
+            .take_while(|&&c| c == b'\r' || c == b'\n')
+            .count()
+}
+
+/// Where the record terminator (CRLF CRLF, or LF LF from LF-only writers) that ends
+/// `b` starts; `b.len()` when `b` does not end with one.
+pub(crate) fn terminator_start(b: &[u8]) -> usize {
+    if b.ends_with(b"\r\n\r\n") {
+        b.len() - 4
+    } else if b.ends_with(b"\n\n") {
+        b.len() - 2
+    } else {
+        b.len()
+    }
+}
+
+/// Offsets `k` in `b[..limit]` where a line starts with `WARC/`: `b[k-1]` is LF, or
+/// `k == 0` and the byte before `b` (`prev`) is LF. Candidates for a record start.
+pub(crate) fn line_starts_with_warc(
+    b: &[u8],
+    limit: usize,
+    prev: u8,
+) -> impl Iterator<Item = usize> + '_ {
+    memchr::memmem::find_iter(b, b"WARC/")
+        .take_while(move |&k| k < limit)
+        .filter(move |&k| {
+            let before = if k == 0 {
+                prev
+            } else {
+                b.get(k - 1).copied().unwrap_or(0)
+            };
+            before == b'\n'
+        })
+}
+
+/// Bytes of look-ahead [`ends_cleanly`] needs past a declared record end.
+pub(crate) const END_PROBE: usize = MAX_RECORD_GAP as usize + 1 + VERSION_PROBE;
+
+/// Does a record whose block ends where `rest` starts end as a record should: a short
+/// run of separators (CRLF CRLF) followed by the next version line or the end of the
+/// data? `at_end` says the data ends where `rest` ends. Used to trust a declared
+/// Content-Length over a `WARC/` line found inside the block.
+pub(crate) fn ends_cleanly(rest: &[u8], at_end: bool) -> bool {
+    if rest.is_empty() {
+        return at_end;
+    }
+    let sep = rest.iter().take_while(|&&c| is_separator(c)).count();
+    if sep == 0 || sep as u64 > MAX_RECORD_GAP {
+        // Landing right on a version line means the length overshot by whole records.
+        return false;
+    }
+    let next = rest.get(sep..).unwrap_or_default();
+    if next.is_empty() {
+        return at_end;
+    }
+    version_line(next) == Version::Yes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn version_lines() {
+        assert_eq!(version_line(b"WARC/1.0\r\n"), Version::Yes);
+        assert_eq!(version_line(b"WARC/0.18\r\r\n"), Version::Yes);
+        assert_eq!(version_line(b"WARC/1.1\n"), Version::Yes);
+        assert_eq!(version_line(b"WARC/1.0"), Version::NeedMore);
+        assert_eq!(version_line(b"WAR"), Version::NeedMore);
+        assert_eq!(version_line(b"WARC/x\r\n"), Version::No);
+        assert_eq!(version_line(b"WARC-Type: x\r\n"), Version::No);
+    }
+
+    #[test]
+    fn clean_record_ends() {
+        assert!(ends_cleanly(b"\r\n\r\nWARC/1.0\r\n", false));
+        assert!(ends_cleanly(b"\r\n\r\n", true));
+        assert!(ends_cleanly(b"", true));
+        assert!(!ends_cleanly(b"\r\n\r\n", false));
+        assert!(!ends_cleanly(b"WARC/1.0\r\n", false), "no terminator");
+        assert!(!ends_cleanly(b"-Type: response\r\n", false));
+        assert!(!ends_cleanly(&[0; 40], true), "too much padding");
+    }
+
+    #[test]
+    fn candidates_and_terminators() {
+        let b = b"x\nWARC/1.0\r\nyWARC/\nWARC/";
+        let found: Vec<_> = line_starts_with_warc(b, b.len(), b'x').collect();
+        assert_eq!(found, [2, 19]);
+        let found: Vec<_> = line_starts_with_warc(b"WARC/", 5, b'\n').collect();
+        assert_eq!(found, [0]);
+        assert_eq!(trailing_newlines(b"ab\r\n\r\n"), 2);
+        assert_eq!(trailing_newlines(b"ab"), 2);
+        assert_eq!(trailing_newlines(b"\n"), 0);
+        assert_eq!(terminator_start(b"a\n\r\n\r\n"), 2);
+        assert_eq!(terminator_start(b"a\n\n"), 1);
+        assert_eq!(terminator_start(b"a\r\n"), 3);
+    }
+}

@@ -1,0 +1,247 @@
+//! One capture into rows: the `documents` row, and when its status says the body is a
+//! robots.txt, one parse of it feeding groups, rules, sitemaps, lint findings,
+//! verdicts and agent classifications. Where a column's value is decided, it is here
+//! or in [`crate::output::rows`].
+
+use crate::config::RunConfig;
+use crate::input::{Capture, CaptureKind, InputProblem};
+use crate::output::rows::DocId;
+use crate::output::{authority, url_parts, AgentRow, Batches, DocInfo, Problem, Table};
+use crate::robots::{RobotsTxt, UrlPath, Verdict};
+use crate::sites::urls;
+use crate::verdicts::{classification, status_class, StatusOutcome};
+
+/// `doc_id`: the first 128 bits of SHA-1(source, NUL, stream offset). Stable for the
+/// same capture of the same input; with 10^10 captures (100 crawls of 90 million)
+/// the chance of any collision is about 10^20 / 2^129, below 10^-18.
+pub fn doc_id(source: &str, stream_offset: u64) -> DocId {
+    use sha1::Digest;
+    let mut h = sha1::Sha1::new();
+    h.update(source.as_bytes());
+    h.update([0]);
+    h.update(stream_offset.to_string().as_bytes());
+    let d = h.finalize();
+    let mut id = [0u8; 16];
+    id.copy_from_slice(&d[..16]);
+    id
+}
+
+/// The `errors` row of a reader's problem at its offset.
+pub fn problem_row<'a>(
+    source: &'a str,
+    doc_id: Option<DocId>,
+    problem: &'a InputProblem,
+) -> Problem<'a> {
+    Problem {
+        doc_id,
+        source,
+        file_offset: Some(problem.offset),
+        code: problem.code,
+        message: &problem.message,
+    }
+}
+
+fn record_kind(kind: CaptureKind) -> &'static str {
+    match kind {
+        CaptureKind::Response => "response",
+        CaptureKind::Resource => "resource",
+        CaptureKind::Revisit => "revisit",
+        CaptureKind::CsvRow => "csv_row",
+    }
+}
+
+/// One capture: documents row, and when its status says so, the parsed model's
+/// rows, verdicts and agent classifications. Returns the number of findings.
+pub fn document(
+    config: &RunConfig,
+    source: &str,
+    capture: &Capture,
+    batches: &mut Batches,
+) -> usize {
+    let doc_id = doc_id(source, capture.stream_offset);
+    panic_point(&capture.target_uri);
+    let (scheme, host, port) = url_parts(&capture.target_uri);
+    let has_body = capture.kind != CaptureKind::Revisit;
+    // A status that does not parse is no evidence of a 2xx: the body is not classified.
+    let outcome = if has_body && !capture.status_invalid {
+        StatusOutcome::of(capture.http_status, true)
+    } else {
+        StatusOutcome::Unknown
+    };
+    let info = DocInfo {
+        doc_id,
+        source,
+        record_kind: record_kind(capture.kind),
+        file_offset: capture.file_offset,
+        file_length: (capture.file_length > 0).then_some(capture.file_length),
+        stream_offset: capture.stream_offset,
+        csv_line: (capture.kind == CaptureKind::CsvRow).then_some(capture.line),
+        record_id: &capture.record_id,
+        url: &capture.target_uri,
+        scheme: &scheme,
+        host: &host,
+        port,
+        fetch_time: parse_warc_date(&capture.warc_date),
+        http_status: capture.http_status,
+        status_class: status_class(capture.http_status),
+        content_type: &capture.http_content_type,
+        payload_type: &capture.identified_payload_type,
+        crawler_content_encoding: &capture.crawler_content_encoding,
+        warc_truncated: &capture.warc_truncated,
+        body_size: capture.body_size,
+        body_size_is_lower_bound: capture.body_size_is_lower_bound,
+        content_sha1: has_body.then(|| {
+            sha1_hex(&capture.body[..capture.body.len().min(crate::limits::ROBOTS_PARSE_CAP)])
+        }),
+        registrable_domain: urls::registrable_domain(&host),
+        location: capture
+            .http_status
+            .is_some_and(|s| (300..400).contains(&s))
+            .then(|| urls::resolve_location(&capture.target_uri, &capture.http_location))
+            .flatten(),
+        is_robots_url: urls::is_robots_url(&capture.target_uri),
+    };
+    for warning in &capture.warnings {
+        batches.problem(&problem_row(source, Some(doc_id), warning));
+    }
+    if outcome != StatusOutcome::Parse {
+        batches.document(&info, None);
+        for agent in &config.agents {
+            let row = AgentRow {
+                agent,
+                host: &host,
+                summary: None,
+                root_allowed: None,
+                classification: outcome.classification(),
+                probe_class: None,
+                cc_class: None,
+            };
+            batches.agent(doc_id, &row);
+        }
+        return 0;
+    }
+    let doc = RobotsTxt::parse(&capture.body);
+    batches.document(&info, Some(&doc));
+    if batches.wants(Table::Verdicts) || batches.wants(Table::Agents) {
+        let urls = config.urls.urls_for(&scheme, &authority(&host, port));
+        ask_agents(config, doc_id, &host, &doc, &urls, batches);
+    }
+    doc.findings.len()
+}
+
+/// The `verdicts` and `agents` rows of a parsed document. Every agent that no
+/// group names gets the `*` group's answers, so those are computed once and
+/// shared; `/` is asked once per agent even when it is also a sampled URL.
+fn ask_agents(
+    config: &RunConfig,
+    doc_id: DocId,
+    host: &str,
+    doc: &RobotsTxt<'_>,
+    urls: &[String],
+    batches: &mut Batches,
+) {
+    let paths: Vec<UrlPath<'_>> = urls.iter().map(|u| UrlPath::new(u.as_bytes())).collect();
+    let root = paths.iter().position(|p| p.as_bytes() == b"/");
+    // The agents table's readings; the probe paths are built only if an agent needs them.
+    let wants_classes = batches.wants(Table::Agents);
+    let probes = doc.probes();
+    let answer = |agent: &str| {
+        let verdicts: Vec<Verdict<'_>> = paths
+            .iter()
+            .map(|path| doc.verdict_for_path(agent.as_bytes(), path))
+            .collect();
+        let root_allowed = match root {
+            Some(i) => verdicts[i].allowed,
+            None => doc.verdict(agent.as_bytes(), b"/").allowed,
+        };
+        let summary = doc.agent_summary(agent.as_bytes());
+        let class = classification(&summary, root_allowed);
+        let classes = wants_classes.then(|| {
+            (
+                doc.probe_class(agent.as_bytes(), &probes).1,
+                doc.rule_set_class(agent.as_bytes()),
+            )
+        });
+        (verdicts, summary, root_allowed, class, classes)
+    };
+    let mut unnamed = None;
+    for agent in &config.agents {
+        let named;
+        let (verdicts, summary, root_allowed, class, classes) = if doc.names_agent(agent.as_bytes())
+        {
+            named = answer(agent);
+            &named
+        } else {
+            unnamed.get_or_insert_with(|| answer(agent))
+        };
+        for (url, verdict) in urls.iter().zip(verdicts) {
+            batches.verdict(doc_id, agent, url, verdict);
+        }
+        batches.agent(
+            doc_id,
+            &AgentRow {
+                agent,
+                host,
+                summary: Some(*summary),
+                root_allowed: Some(*root_allowed),
+                classification: class,
+                probe_class: classes.map(|c| c.0),
+                cc_class: classes.map(|c| c.1),
+            },
+        );
+    }
+}
+
+/// A test aid: a capture whose URL equals `ROBOTS_CENSUS_PANIC_ON_URL` panics, so
+/// the tests can show that a bug met on one input becomes that input's error row.
+fn panic_point(url: &str) {
+    static TARGET: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    let target = TARGET.get_or_init(|| std::env::var("ROBOTS_CENSUS_PANIC_ON_URL").ok());
+    if target.as_deref() == Some(url) {
+        panic!("ROBOTS_CENSUS_PANIC_ON_URL reached at {url}");
+    }
+}
+
+fn sha1_hex(bytes: &[u8]) -> String {
+    use sha1::Digest;
+    use std::fmt::Write;
+    let digest = sha1::Sha1::digest(bytes);
+    digest.iter().fold(String::with_capacity(40), |mut s, b| {
+        let _ = write!(s, "{b:02x}");
+        s
+    })
+}
+
+/// WARC-Date (an RFC 3339 / ISO 8601 timestamp, `YYYY-MM-DDThh:mm:ss[.fraction]Z`)
+/// as microseconds since the epoch; `None` when it does not parse.
+pub fn parse_warc_date(date: &str) -> Option<i64> {
+    let ts: jiff::Timestamp = date.trim().parse().ok()?;
+    Some(ts.as_microsecond())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn warc_dates() {
+        assert_eq!(parse_warc_date("1970-01-01T00:00:00Z"), Some(0));
+        assert_eq!(
+            parse_warc_date("2024-05-18T01:58:10Z"),
+            Some(1_715_997_490_000_000)
+        );
+        assert_eq!(
+            parse_warc_date("2024-05-18T01:58:10.5Z"),
+            Some(1_715_997_490_500_000)
+        );
+        assert_eq!(parse_warc_date("yesterday"), None);
+        assert_eq!(parse_warc_date("2024-13-01T00:00:00Z"), None);
+    }
+
+    #[test]
+    fn doc_ids_are_stable_and_distinct() {
+        assert_eq!(doc_id("a.warc.gz", 0), doc_id("a.warc.gz", 0));
+        assert_ne!(doc_id("a.warc.gz", 0), doc_id("a.warc.gz", 1));
+        assert_ne!(doc_id("a.warc.gz", 1), doc_id("b.warc.gz", 1));
+    }
+}

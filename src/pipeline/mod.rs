@@ -1,0 +1,161 @@
+//! The run: the input list split into tasks, the tasks run over a thread pool, and
+//! the totals a user needs to trust the output.
+//!
+//! ```text
+//! mod.rs       tasks -> worker slots -> Summary
+//! task.rs      one task: its inputs, one part per (table, crawl), commit, manifest
+//! stream.rs    one input: open, decide its crawl, read / build / encode in chunks
+//! document.rs  one capture: the documents row and everything one parse yields
+//! report.rs    the totals and the summary printed at the end
+//! ```
+//!
+//! At most `--threads` tasks are in flight: each worker slot takes the next task
+//! and runs it on the shared rayon pool, which parallelises inside the task. Tasks
+//! are not rayon jobs themselves, so a pool thread waiting in a `join` never starts
+//! another whole task on its stack.
+
+mod document;
+mod report;
+mod stream;
+mod task;
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+pub use document::{doc_id, parse_warc_date};
+pub use report::Summary;
+pub use stream::crawl_in_path;
+
+use crate::config::RunConfig;
+use crate::output::dataset::{self, DatasetMeta, Task, FORMAT_VERSION};
+use crate::output::OutputError;
+use crate::progress::Progress;
+use task::{run_task, TaskOutcome};
+
+/// Set by the Ctrl-C / SIGTERM handler: workers stop at the next record, tasks
+/// already committed stay.
+pub static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+/// Set when a task failed for good (an output error): the other tasks stop at
+/// their next record and remove their temporary files.
+static FAILED: AtomicBool = AtomicBool::new(false);
+
+/// Whether workers should stop now.
+fn should_stop() -> bool {
+    INTERRUPTED.load(Ordering::Relaxed) || FAILED.load(Ordering::Relaxed)
+}
+
+/// Errors that end a run.
+#[derive(Debug, thiserror::Error)]
+pub enum PipelineError {
+    #[error(transparent)]
+    Output(#[from] OutputError),
+    #[error("cannot start {0} worker threads: {1}")]
+    Threads(usize, rayon::ThreadPoolBuildError),
+    #[error("interrupted")]
+    Interrupted,
+}
+
+/// Runs the whole job.
+pub fn run(config: &RunConfig) -> Result<Summary, PipelineError> {
+    let started = Instant::now();
+    let all = dataset::plan_tasks(&config.inputs, config.inputs_per_task);
+    write_meta(config, all.len())?;
+    let tasks: Vec<Task> = match config.shard {
+        Some((i, n)) => all.into_iter().filter(|t| t.index % n == i).collect(),
+        None => all,
+    };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(config.threads)
+        .build()
+        .map_err(|e| PipelineError::Threads(config.threads, e))?;
+    let size = |t: &Task| -> u64 {
+        t.inputs
+            .iter()
+            .map(|p| std::fs::metadata(p).map_or(0, |m| m.len()))
+            .sum()
+    };
+    let progress = Progress::new(tasks.iter().map(size).sum(), config.quiet);
+    // Largest tasks first, so one big input does not start last; results keep task order.
+    let mut order: Vec<usize> = (0..tasks.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(size(&tasks[i])));
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<Result<TaskOutcome, PipelineError>>>> =
+        Mutex::new((0..tasks.len()).map(|_| None).collect());
+    std::thread::scope(|scope| {
+        for _ in 0..config.threads.min(tasks.len()) {
+            scope.spawn(|| loop {
+                let k = next.fetch_add(1, Ordering::Relaxed);
+                let Some(&i) = order.get(k) else { break };
+                if should_stop() {
+                    break;
+                }
+                let result = pool.install(|| run_task(config, &tasks[i], &progress));
+                if let Err(e) = &result {
+                    if !matches!(e, PipelineError::Interrupted) {
+                        FAILED.store(true, Ordering::Relaxed);
+                    }
+                }
+                if let Ok(mut slots) = results.lock() {
+                    slots[i] = Some(result);
+                }
+            });
+        }
+    });
+    progress.finish();
+    let results = results.into_inner().unwrap_or_default();
+    // The first real error wins over the interruptions it caused.
+    let mut interrupted = false;
+    let mut summary = Summary {
+        tasks: tasks.len(),
+        ..Default::default()
+    };
+    for result in results {
+        match result {
+            Some(Ok(outcome)) => {
+                summary.tasks_resumed += usize::from(outcome.resumed);
+                for (table, rows) in outcome.manifest.rows {
+                    *summary.rows.entry(table).or_default() += rows;
+                }
+                summary
+                    .inputs
+                    .extend(outcome.manifest.inputs.into_iter().map(|mut r| {
+                        r.resumed = outcome.resumed;
+                        r
+                    }));
+            }
+            Some(Err(PipelineError::Interrupted)) | None => interrupted = true,
+            Some(Err(e)) => return Err(e),
+        }
+    }
+    if interrupted {
+        return Err(PipelineError::Interrupted);
+    }
+    summary.elapsed = started.elapsed();
+    if summary.elapsed == Duration::ZERO {
+        summary.elapsed = Duration::from_nanos(1);
+    }
+    Ok(summary)
+}
+
+/// Writes `<out>/_dataset.json` unless it is there (config checked that it matches).
+fn write_meta(config: &RunConfig, tasks: usize) -> Result<(), PipelineError> {
+    if config.out.join(dataset::DATASET_FILE).exists() {
+        return Ok(());
+    }
+    let meta = DatasetMeta {
+        format_version: FORMAT_VERSION,
+        fingerprint: config.settings.fingerprint(),
+        settings: config.settings.clone(),
+        tasks,
+        inputs: config.inputs.len(),
+    };
+    let path = config.out.join(dataset::DATASET_FILE);
+    let json = serde_json::to_vec_pretty(&meta).map_err(|e| OutputError::Io {
+        path: path.clone(),
+        source: e.into(),
+    })?;
+    dataset::write_atomic(&path, &json)?;
+    Ok(())
+}

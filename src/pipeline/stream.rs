@@ -1,0 +1,295 @@
+//! One input through the reader, the engine and the encoders: where an input is
+//! opened, its crawl decided, and its records turned into rows in chunks.
+//!
+//! Reading chunk n+1, building the rows of chunk n and encoding chunk n-1 overlap
+//! (nested `rayon::join`), so one large input uses every thread too. Chunk and task
+//! boundaries depend only on the input and the flags, so the bytes written do not
+//! depend on the thread count.
+
+use std::path::Path;
+
+use arrow_array::RecordBatch;
+use rayon::prelude::*;
+
+use super::document::{document, problem_row};
+use super::task::TaskWriters;
+use super::{should_stop, PipelineError};
+use crate::config::RunConfig;
+use crate::input::{open_input, Capture, CaptureReader, Event, InputProblem};
+use crate::output::dataset::InputReport;
+use crate::output::{Batches, OutputError, PartWriter, Problem, Table};
+use crate::progress::Progress;
+
+/// A record read but not yet turned into rows: a capture, or a problem to record.
+enum Item {
+    // Boxed so chunks move pointers; the boxes are recycled through the spare pool.
+    Capture(Box<Capture>),
+    Problem(InputProblem),
+}
+
+/// Records per chunk at most: the unit that is read while the previous one is processed.
+const CHUNK_RECORDS: usize = 2048;
+/// Body bytes per chunk, so a run of 500 KiB bodies cannot hold much memory.
+const CHUNK_BYTES: usize = 16 << 20;
+/// Verdict and agent rows per chunk, so many questions per document shrink the chunk
+/// instead of growing memory (see [`crate::limits::MAX_QUESTIONS_PER_DOCUMENT`]).
+const CHUNK_QUESTIONS: usize = 200_000;
+/// Records per rayon task inside a chunk (fixed, so output does not depend on threads).
+const TASK_RECORDS: usize = 64;
+
+/// Records per chunk for a run asking `questions` questions of each document.
+fn chunk_records(questions: usize) -> usize {
+    (CHUNK_QUESTIONS / questions.max(1)).clamp(TASK_RECORDS, CHUNK_RECORDS)
+}
+
+/// The crawl an input belongs to: its first warcinfo record's `isPartOf` (read with
+/// the first chunk), else a `CC-MAIN-YYYY-WW` in its path, else `--default-crawl`.
+fn crawl_of(config: &RunConfig, source: &str, reader: Option<&dyn CaptureReader>) -> String {
+    reader
+        .and_then(|r| r.crawl())
+        .or_else(|| crawl_in_path(source))
+        .unwrap_or_else(|| config.default_crawl.clone())
+}
+
+/// The first `CC-MAIN-YYYY-WW` in a path or URL.
+pub fn crawl_in_path(source: &str) -> Option<String> {
+    const PREFIX: &str = "CC-MAIN-";
+    source.match_indices(PREFIX).find_map(|(i, _)| {
+        let id = source.get(i..i + PREFIX.len() + 7)?;
+        let tail = &id.as_bytes()[PREFIX.len()..];
+        let digits = |r: std::ops::Range<usize>| tail[r].iter().all(u8::is_ascii_digit);
+        (digits(0..4) && tail[4] == b'-' && digits(5..7)).then(|| id.to_owned())
+    })
+}
+
+/// Streams every record of `source` into the task's writer for its crawl.
+pub(super) fn read_input(
+    config: &RunConfig,
+    source: &str,
+    writers: &mut TaskWriters,
+    report: &mut InputReport,
+    progress: &Progress,
+) -> Result<(), PipelineError> {
+    let mut reader = match open_input(Path::new(source), &config.csv) {
+        Ok(reader) => reader,
+        Err(problem) => {
+            // Counted like a reader's Problem event, so seen = documents + skipped + problems holds.
+            report.crawl = crawl_of(config, source, None);
+            report.unreadable = true;
+            report.problems += 1;
+            report.records_seen += 1;
+            let mut batches = Batches::new(config.tables, &report.crawl);
+            batches.problem(&Problem {
+                doc_id: None,
+                source,
+                file_offset: None,
+                code: problem.code,
+                message: &problem.message,
+            });
+            writers.for_crawl(&report.crawl)?.write(&mut batches)?;
+            return Ok(());
+        }
+    };
+    let chunk = chunk_records(config.questions_per_document());
+    let mut spare = Vec::new();
+    let mut current = read_chunk(reader.as_mut(), &mut spare, report, chunk)?;
+    report.crawl = crawl_of(config, source, Some(reader.as_ref()));
+    let writer = writers.for_crawl(&report.crawl)?;
+    let mut pending: Option<Built> = None;
+    let mut reported = (0, 0);
+    // Three stages at once: read chunk n+1, build the rows of chunk n, encode
+    // the rows of chunk n-1. Each stage is split into rayon tasks, so a thread
+    // that finishes its stage helps with the others instead of waiting.
+    while !current.is_empty() || pending.is_some() {
+        let (next, (built, written)) = rayon::join(
+            || {
+                let mut counts = InputReport::default();
+                let next = if current.is_empty() {
+                    Ok(Vec::new())
+                } else {
+                    read_chunk(reader.as_mut(), &mut spare, &mut counts, chunk)
+                };
+                (next, counts)
+            },
+            || {
+                rayon::join(
+                    || {
+                        (!current.is_empty())
+                            .then(|| build_chunk(config, source, &report.crawl, &current))
+                    },
+                    || write_built(writer, pending.take()),
+                )
+            },
+        );
+        let (findings, warnings) = written?;
+        report.findings += findings;
+        report.warnings += warnings;
+        pending = built.transpose()?;
+        let (next, counts) = next;
+        report.records_seen += counts.records_seen;
+        report.documents += counts.documents;
+        report.problems += counts.problems;
+        for (kind, n) in counts.skipped {
+            *report.skipped.entry(kind).or_default() += n;
+        }
+        spare.extend(current.drain(..).filter_map(|item| match item {
+            Item::Capture(capture) => Some(recycle(capture)),
+            Item::Problem(_) => None,
+        }));
+        current = next?;
+        let bytes = reader.bytes_read();
+        progress.advance(
+            bytes.saturating_sub(reported.0),
+            report.documents - reported.1,
+        );
+        reported = (bytes, report.documents);
+    }
+    report.bytes = std::fs::metadata(source).map_or(reader.bytes_read(), |m| m.len());
+    progress.advance(
+        report.bytes.saturating_sub(reported.0),
+        report.documents - reported.1,
+    );
+    Ok(())
+}
+
+fn write_built(writer: &mut PartWriter, built: Option<Built>) -> Result<(u64, u64), OutputError> {
+    match built {
+        Some(rows) => writer
+            .write_finished(&rows.sets)
+            .map(|()| (rows.findings, rows.warnings)),
+        None => Ok((0, 0)),
+    }
+}
+
+/// Body capacity a recycled capture may keep: typical robots.txt fit, while the
+/// few 500 KiB bodies do not pin half a megabyte each in the spare pool.
+const SPARE_BODY_CAPACITY: usize = 64 << 10;
+
+fn recycle(mut capture: Box<Capture>) -> Box<Capture> {
+    if capture.body.capacity() > SPARE_BODY_CAPACITY {
+        capture.body = Vec::new();
+    }
+    capture
+}
+
+/// Reads up to a chunk of records, counting every event in `report`.
+#[expect(
+    clippy::vec_box,
+    reason = "pooled captures stay boxed: they move between chunks and the pool as pointers"
+)]
+fn read_chunk(
+    reader: &mut dyn CaptureReader,
+    spare: &mut Vec<Box<Capture>>,
+    report: &mut InputReport,
+    records: usize,
+) -> Result<Vec<Item>, PipelineError> {
+    let mut items = Vec::new();
+    let mut bytes = 0;
+    while items.len() < records && bytes < CHUNK_BYTES {
+        if should_stop() {
+            return Err(PipelineError::Interrupted);
+        }
+        let mut capture = spare.pop().unwrap_or_default();
+        capture.clear();
+        let Some(event) = reader.next_event(&mut capture) else {
+            break;
+        };
+        report.records_seen += 1;
+        match event {
+            Event::Capture => {
+                report.documents += 1;
+                bytes += capture.body.len();
+                items.push(Item::Capture(capture));
+            }
+            // A capture that became no document goes straight back to the pool, so
+            // its buffers are reused (request records are half of a Common Crawl file).
+            Event::Skipped(kind) => {
+                *report.skipped.entry(kind).or_default() += 1;
+                spare.push(recycle(capture));
+            }
+            Event::Problem(problem) => {
+                report.problems += 1;
+                items.push(Item::Problem(problem));
+                spare.push(recycle(capture));
+            }
+        }
+    }
+    Ok(items)
+}
+
+/// The rows of a chunk, built and not yet written: one set of batches per task,
+/// in record order, with the chunk's lint findings and capture warnings.
+struct Built {
+    sets: Vec<Vec<(Table, RecordBatch)>>,
+    findings: u64,
+    warnings: u64,
+}
+
+/// Turns a chunk into rows, in parallel, in fixed-size tasks (so the batches do
+/// not depend on the thread count).
+fn build_chunk(
+    config: &RunConfig,
+    source: &str,
+    crawl: &str,
+    items: &[Item],
+) -> Result<Built, PipelineError> {
+    let tasks: Vec<Result<_, OutputError>> = items
+        .par_chunks(TASK_RECORDS)
+        .map(|task| {
+            let mut batches = Batches::new(config.tables, crawl);
+            let (mut findings, mut warnings) = (0, 0);
+            for item in task {
+                match item {
+                    Item::Capture(capture) => {
+                        findings += document(config, source, capture, &mut batches) as u64;
+                        warnings += capture.warnings.len() as u64;
+                    }
+                    Item::Problem(problem) => batches.problem(&problem_row(source, None, problem)),
+                }
+            }
+            let finished = batches.finish().map_err(|source| OutputError::Arrow {
+                table: "batch",
+                source,
+            })?;
+            Ok((finished, findings, warnings))
+        })
+        .collect();
+    let mut built = Built {
+        sets: Vec::with_capacity(tasks.len()),
+        findings: 0,
+        warnings: 0,
+    };
+    for task in tasks {
+        let (finished, findings, warnings) = task?;
+        built.sets.push(finished);
+        built.findings += findings;
+        built.warnings += warnings;
+    }
+    Ok(built)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn crawls_in_paths() {
+        assert_eq!(
+            crawl_in_path("s3://commoncrawl/crawl-data/CC-MAIN-2024-10/segments/x/robotstxt/CC-MAIN-20240220211055-00001.warc.gz").as_deref(),
+            Some("CC-MAIN-2024-10")
+        );
+        assert_eq!(
+            crawl_in_path("data/CC-MAIN-20240220211055-00001.warc.gz"),
+            None
+        );
+        assert_eq!(crawl_in_path("CC-MAIN-2024-1"), None);
+        assert_eq!(crawl_in_path("robots.csv"), None);
+    }
+
+    #[test]
+    fn many_questions_shrink_chunks() {
+        assert_eq!(chunk_records(30), CHUNK_RECORDS);
+        assert_eq!(chunk_records(1000), 200);
+        assert_eq!(chunk_records(100_000), TASK_RECORDS);
+    }
+}

@@ -1,0 +1,162 @@
+//! One task, start to manifest: its inputs in order into one part per (table, crawl),
+//! committed, then the manifest; skipped by `--resume` when its manifest is there.
+//! This is where a part is committed.
+
+use std::collections::BTreeMap;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::Path;
+
+use super::stream::read_input;
+use super::{should_stop, PipelineError};
+use crate::config::RunConfig;
+use crate::output::dataset::{self, InputReport, PartFile, Task, TaskManifest, FORMAT_VERSION};
+use crate::output::{Batches, OutputError, PartWriter, Problem, TableSet};
+use crate::progress::Progress;
+
+/// The part writers of one task, one per crawl its inputs belong to.
+pub(super) struct TaskWriters<'a> {
+    out: &'a Path,
+    task: &'a str,
+    tables: TableSet,
+    by_crawl: BTreeMap<String, PartWriter>,
+}
+
+impl<'a> TaskWriters<'a> {
+    fn new(out: &'a Path, task: &'a str, tables: TableSet) -> Self {
+        TaskWriters {
+            out,
+            task,
+            tables,
+            by_crawl: BTreeMap::new(),
+        }
+    }
+
+    /// The writer of `crawl`'s parts, opened on first use.
+    pub(super) fn for_crawl(&mut self, crawl: &str) -> Result<&mut PartWriter, OutputError> {
+        if !self.by_crawl.contains_key(crawl) {
+            let writer = PartWriter::create(self.out, self.task, crawl, self.tables)?;
+            self.by_crawl.insert(crawl.to_owned(), writer);
+        }
+        self.by_crawl.get_mut(crawl).ok_or_else(|| OutputError::Io {
+            path: self.out.to_owned(),
+            source: std::io::Error::other("part writer vanished"),
+        })
+    }
+
+    /// Commits every part, crawl by crawl.
+    fn commit(self) -> Result<Vec<PartFile>, OutputError> {
+        let mut files = Vec::new();
+        for (_, writer) in self.by_crawl {
+            files.extend(writer.commit()?);
+        }
+        Ok(files)
+    }
+}
+
+/// What became of a task.
+pub(super) struct TaskOutcome {
+    pub manifest: TaskManifest,
+    pub resumed: bool,
+}
+
+/// Runs one task, or takes its manifest when `--resume` finds it done with the
+/// same settings and nothing to retry.
+pub(super) fn run_task(
+    config: &RunConfig,
+    task: &Task,
+    progress: &Progress,
+) -> Result<TaskOutcome, PipelineError> {
+    let fingerprint = config.settings.fingerprint();
+    if config.resume {
+        if let Some(manifest) = dataset::read_manifest(&config.out, &task.name) {
+            if manifest.fingerprint == fingerprint && !manifest.needs_retry() {
+                let (bytes, docs) = manifest
+                    .inputs
+                    .iter()
+                    .fold((0, 0), |(b, d), i| (b + i.bytes, d + i.documents));
+                progress.advance(bytes, docs);
+                return Ok(TaskOutcome {
+                    manifest,
+                    resumed: true,
+                });
+            }
+        }
+    }
+    let mut writers = TaskWriters::new(&config.out, &task.name, config.tables);
+    let mut reports = Vec::with_capacity(task.inputs.len());
+    for source in &task.inputs {
+        if should_stop() {
+            return Err(PipelineError::Interrupted);
+        }
+        let mut report = InputReport {
+            source: source.clone(),
+            ..Default::default()
+        };
+        let read = catch_unwind(AssertUnwindSafe(|| {
+            read_input(config, source, &mut writers, &mut report, progress)
+        }));
+        match read {
+            Ok(result) => result?,
+            // A bug met on one input is that input's error row; the run goes on.
+            Err(panic) => record_panic(config, source, &mut writers, &mut report, &*panic)?,
+        }
+        reports.push(report);
+    }
+    let files = writers.commit()?;
+    let mut rows = BTreeMap::new();
+    for file in &files {
+        *rows.entry(file.table.clone()).or_default() += file.rows;
+    }
+    let manifest = TaskManifest {
+        format_version: FORMAT_VERSION,
+        task: task.name.clone(),
+        index: task.index,
+        fingerprint,
+        inputs: reports,
+        rows,
+        files,
+    };
+    let json = serde_json::to_vec_pretty(&manifest).map_err(|e| OutputError::Io {
+        path: dataset::manifest_path(&config.out, &task.name),
+        source: e.into(),
+    })?;
+    dataset::write_atomic(&dataset::manifest_path(&config.out, &task.name), &json)?;
+    Ok(TaskOutcome {
+        manifest,
+        resumed: false,
+    })
+}
+
+/// Turns a panic while reading `source` into an input-level `errors` row.
+fn record_panic(
+    config: &RunConfig,
+    source: &str,
+    writers: &mut TaskWriters,
+    report: &mut InputReport,
+    panic: &(dyn std::any::Any + Send),
+) -> Result<(), PipelineError> {
+    let what = panic
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".to_owned());
+    if report.crawl.is_empty() {
+        report.crawl =
+            super::stream::crawl_in_path(source).unwrap_or_else(|| config.default_crawl.clone());
+    }
+    report.problems += 1;
+    report.records_seen += 1;
+    let message = format!(
+        "internal error while reading this input (a bug: please report it); rows of records before it are kept: {what}"
+    );
+    let mut batches = Batches::new(config.tables, &report.crawl);
+    batches.problem(&Problem {
+        doc_id: None,
+        source,
+        file_offset: None,
+        code: "internal_panic",
+        message: &message,
+    });
+    writers.for_crawl(&report.crawl)?.write(&mut batches)?;
+    Ok(())
+}

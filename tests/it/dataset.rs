@@ -1,0 +1,438 @@
+//! The dataset a run writes: tasks, crawl partitions, manifests, the commit
+//! protocol under concurrent and resumed runs, and which inputs a run reads.
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use crate::support::{
+    bin, gz_record, http_block, input_reports, parts, read_table, scratch, strings, table_rows,
+};
+
+const TABLES: [&str; 7] = [
+    "documents",
+    "groups",
+    "rules",
+    "sitemaps",
+    "errors",
+    "verdicts",
+    "agents",
+];
+
+fn run(inputs: &[PathBuf], out: &Path, extra: &[&str]) -> Output {
+    bin()
+        .arg("run")
+        .args(inputs)
+        .arg("--out")
+        .arg(out)
+        .arg("--quiet")
+        .args(extra)
+        .output()
+        .expect("run robots-census")
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// A `.warc.gz` with a warcinfo record naming `crawl` (when given) and `n` responses.
+fn warc(path: &Path, crawl: Option<&str>, n: usize, tag: &str) {
+    let mut file = Vec::new();
+    if let Some(crawl) = crawl {
+        let fields = format!("software: test\r\nisPartOf: {crawl}\r\n");
+        file.extend(gz_record("warcinfo", "", fields.as_bytes()));
+    }
+    for i in 0..n {
+        let body = format!("User-agent: GPTBot\nDisallow: /{tag}{i}\n\nUser-agent: *\nAllow: /\n");
+        file.extend(gz_record(
+            "response",
+            &format!("https://{tag}{i}.example/robots.txt"),
+            &http_block(200, body.as_bytes()),
+        ));
+    }
+    std::fs::write(path, file).expect("write warc");
+}
+
+/// Eight small inputs of two crawls, one named by warcinfo and one by path.
+fn inputs(dir: &Path) -> Vec<PathBuf> {
+    let root = dir.join("in");
+    std::fs::create_dir_all(root.join("CC-MAIN-2024-10")).expect("dirs");
+    let mut paths = Vec::new();
+    for i in 0..4 {
+        let p = root.join(format!("a{i}.warc.gz"));
+        warc(&p, Some("CC-MAIN-2023-50"), 5, &format!("a{i}x"));
+        paths.push(p);
+        let p = root.join(format!("CC-MAIN-2024-10/b{i}.warc.gz"));
+        warc(&p, None, 3, &format!("b{i}x"));
+        paths.push(p);
+    }
+    paths.sort();
+    paths
+}
+
+#[test]
+fn tasks_group_inputs_and_crawls_partition_every_table() {
+    let dir = scratch("dataset-tasks");
+    let inputs = inputs(&dir);
+    let per_input = dir.join("k1");
+    let per_three = dir.join("k3");
+    assert_eq!(run(&inputs, &per_input, &[]).status.code(), Some(0));
+    let out = run(&inputs, &per_three, &["--inputs-per-task", "3"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // 8 inputs, 3 per task: 3 tasks, 3 manifests; the first task holds a0, a1 and
+    // a2 (sorted list: `in/CC-MAIN-2024-10/...` sorts before `in/a0...`).
+    let manifests: Vec<_> = std::fs::read_dir(per_three.join("_manifests"))
+        .expect("manifests")
+        .flatten()
+        .collect();
+    assert_eq!(manifests.len(), 3);
+    let reports = input_reports(&per_three);
+    assert_eq!(reports.len(), 8);
+    for r in &reports {
+        let source = r["source"].as_str().expect("source");
+        let want = if source.contains("/a") {
+            "CC-MAIN-2023-50"
+        } else {
+            "CC-MAIN-2024-10"
+        };
+        assert_eq!(r["crawl"], want, "{source}");
+    }
+    // Every table is partitioned by crawl, and its `crawl` column agrees.
+    for table in TABLES {
+        for part in parts(&per_three, table) {
+            let dir_name = part
+                .parent()
+                .and_then(Path::file_name)
+                .map(|n| n.to_string_lossy().into_owned())
+                .expect("partition dir");
+            let batches = crate::support::read_table_file(&part);
+            for crawl in strings(&batches, "crawl") {
+                assert_eq!(format!("crawl={}", crawl.expect("crawl")), dir_name);
+            }
+        }
+    }
+    // Task 1 (inputs 3..6) spans both crawls: one part per crawl for it.
+    let docs: Vec<String> = parts(&per_three, "documents")
+        .iter()
+        .map(|p| {
+            p.strip_prefix(&per_three)
+                .expect("in out")
+                .display()
+                .to_string()
+        })
+        .collect();
+    assert_eq!(docs.len(), 4, "{docs:?}");
+    assert_eq!(docs.iter().filter(|d| d.contains("task-00001-")).count(), 2);
+    // Same rows whatever the task size.
+    for table in TABLES {
+        assert_eq!(
+            table_rows(&per_input, table),
+            table_rows(&per_three, table),
+            "{table}: rows depend on --inputs-per-task"
+        );
+    }
+    assert_eq!(read_table(&per_three, "documents").len(), 4);
+    let documents: usize = read_table(&per_three, "documents")
+        .iter()
+        .map(|b| b.num_rows())
+        .sum();
+    assert_eq!(documents, 4 * 5 + 4 * 3);
+}
+
+#[test]
+fn resume_under_other_settings_is_refused_naming_them() {
+    let dir = scratch("dataset-settings");
+    let inputs = inputs(&dir);
+    let out = dir.join("out");
+    assert_eq!(
+        run(&inputs, &out, &["--agents", "GPTBot"]).status.code(),
+        Some(0)
+    );
+    let again = run(&inputs, &out, &["--agents", "CCBot", "--resume"]);
+    assert_eq!(again.status.code(), Some(2));
+    assert!(stderr(&again).contains("agents"), "{}", stderr(&again));
+    let tables = run(
+        &inputs,
+        &out,
+        &["--agents", "GPTBot", "--tables", "agents", "--resume"],
+    );
+    assert_eq!(tables.status.code(), Some(2));
+    assert!(stderr(&tables).contains("tables"), "{}", stderr(&tables));
+    let fewer = run(&inputs[..3], &out, &["--agents", "GPTBot", "--resume"]);
+    assert_eq!(fewer.status.code(), Some(2));
+    assert!(stderr(&fewer).contains("inputs"), "{}", stderr(&fewer));
+    // The same settings resume (nothing to do) and keep every row.
+    let before = table_rows(&out, "agents");
+    let same = run(&inputs, &out, &["--agents", "GPTBot", "--resume"]);
+    assert_eq!(same.status.code(), Some(0), "{}", stderr(&same));
+    assert_eq!(table_rows(&out, "agents"), before);
+}
+
+/// Two `--resume` runs at once on one output (and a third afterwards) leave exactly
+/// the files of one clean run: temporaries are per process, renames are atomic.
+#[test]
+fn concurrent_resumes_leave_the_bytes_of_one_run() {
+    let dir = scratch("dataset-concurrent");
+    let inputs = inputs(&dir);
+    let reference = dir.join("reference");
+    assert_eq!(run(&inputs, &reference, &[]).status.code(), Some(0));
+    let out = dir.join("out");
+    std::fs::create_dir_all(&out).expect("out");
+    for _ in 0..3 {
+        let spawn = || {
+            bin()
+                .arg("run")
+                .args(&inputs)
+                .arg("--out")
+                .arg(&out)
+                .args(["--quiet", "--resume", "--threads", "1"])
+                .spawn()
+                .expect("spawn")
+        };
+        let (mut a, mut b) = (spawn(), spawn());
+        assert_eq!(a.wait().expect("wait").code(), Some(0));
+        assert_eq!(b.wait().expect("wait").code(), Some(0));
+    }
+    assert_eq!(crate::support::tree(&out), crate::support::tree(&reference));
+}
+
+#[test]
+fn an_input_named_twice_is_read_once() {
+    let dir = scratch("dataset-twice");
+    let inputs = inputs(&dir);
+    let first = inputs[0].clone();
+    let link = dir.join("link.warc.gz");
+    let _ = std::fs::remove_file(&link);
+    std::os::unix::fs::symlink(&first, &link).expect("symlink");
+    let dotted = first
+        .parent()
+        .expect("parent")
+        .join(".")
+        .join(first.file_name().expect("name"));
+    let out = dir.join("out");
+    let output = run(&[first.clone(), first.clone(), dotted, link], &out, &[]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let reports = input_reports(&out);
+    assert_eq!(reports.len(), 1, "one input, read once");
+    assert_eq!(reports[0]["source"], first.to_string_lossy().as_ref());
+}
+
+#[test]
+fn walks_end_on_link_cycles_and_skip_the_output_and_fifos() {
+    let dir = scratch("dataset-walk");
+    let tree = dir.join("tree");
+    std::fs::create_dir_all(tree.join("sub")).expect("dirs");
+    warc(&tree.join("sub/one.warc.gz"), None, 2, "w");
+    std::os::unix::fs::symlink(".", tree.join("me")).expect("link");
+    std::os::unix::fs::symlink("..", tree.join("sub/up")).expect("link");
+    let fifo = tree.join("pipe.warc");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo");
+    assert!(made.success());
+    let out = tree.join("out");
+    // The first run writes its output inside the walked tree; the second must not
+    // read it back as inputs.
+    for extra in [&[][..], &["--overwrite"][..]] {
+        let output = bin()
+            .arg("run")
+            .arg(&tree)
+            .arg("--out")
+            .arg(&out)
+            .arg("--quiet")
+            .args(extra)
+            .output()
+            .expect("run");
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        let reports = input_reports(&out);
+        let sources: Vec<&str> = reports
+            .iter()
+            .map(|r| r["source"].as_str().expect("source"))
+            .collect();
+        assert_eq!(sources.len(), 1, "{sources:?}");
+        assert!(sources[0].ends_with("sub/one.warc.gz"));
+    }
+    // A FIFO named on the command line is an error row, not a hang.
+    let output = run(std::slice::from_ref(&fifo), &dir.join("fifo-out"), &[]);
+    assert_eq!(output.status.code(), Some(1));
+    let errors = read_table(&dir.join("fifo-out"), "errors");
+    let messages = strings(&errors, "message");
+    assert!(
+        messages[0]
+            .as_deref()
+            .is_some_and(|m| m.contains("not a regular file")),
+        "{messages:?}"
+    );
+}
+
+#[test]
+fn a_panic_on_one_input_is_its_error_row_and_the_run_goes_on() {
+    let dir = scratch("dataset-panic");
+    let inputs = inputs(&dir);
+    let out = dir.join("out");
+    let output = bin()
+        .arg("run")
+        .args(&inputs)
+        .arg("--out")
+        .arg(&out)
+        .arg("--quiet")
+        .env(
+            "ROBOTS_CENSUS_PANIC_ON_URL",
+            "https://a1x2.example/robots.txt",
+        )
+        .output()
+        .expect("run");
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let errors = read_table(&out, "errors");
+    let codes = strings(&errors, "code");
+    let sources = strings(&errors, "source");
+    let at: Vec<usize> = (0..codes.len())
+        .filter(|&i| codes[i].as_deref() == Some("internal_panic"))
+        .collect();
+    assert_eq!(at.len(), 1, "{codes:?}");
+    assert!(sources[at[0]]
+        .as_deref()
+        .is_some_and(|s| s.ends_with("a1.warc.gz")));
+    // Every other input is complete.
+    let reports = input_reports(&out);
+    assert_eq!(reports.len(), 8);
+    for r in &reports {
+        let source = r["source"].as_str().expect("source");
+        let want = if source.ends_with("a1.warc.gz") { 1 } else { 0 };
+        assert_eq!(r["problems"], want, "{source}");
+    }
+}
+
+#[test]
+fn too_many_questions_per_document_is_a_usage_error() {
+    let dir = scratch("dataset-questions");
+    let inputs = inputs(&dir);
+    let paths: Vec<String> = (0..2000).map(|i| format!("/p{i}")).collect();
+    let output = run(
+        &inputs,
+        &dir.join("out"),
+        &["--agents", "a,b,c,d,e,f", "--paths", &paths.join(",")],
+    );
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("12000 questions per document"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn unparsed_documents_have_null_parse_facts() {
+    let dir = scratch("dataset-null-facts");
+    let path = dir.join("statuses.warc.gz");
+    let mut file = Vec::new();
+    for (i, status) in [200u16, 404, 503, 301].into_iter().enumerate() {
+        file.extend(gz_record(
+            "response",
+            &format!("https://s{i}.example/robots.txt"),
+            &http_block(status, b"<html>not here</html>\n"),
+        ));
+    }
+    std::fs::write(&path, file).expect("write");
+    let out = dir.join("out");
+    assert_eq!(run(&[path], &out, &[]).status.code(), Some(0));
+    let docs = read_table(&out, "documents");
+    let statuses = crate::support::ints(&docs, "http_status");
+    let html = crate::support::bools(&docs, "looks_like_html");
+    let utf8 = crate::support::bools(&docs, "valid_utf8");
+    let size = crate::support::ints(&docs, "parsed_size");
+    let groups = crate::support::ints(&docs, "n_groups");
+    for i in 0..statuses.len() {
+        if statuses[i] == Some(200) {
+            assert_eq!(
+                (html[i], utf8[i], size[i], groups[i]),
+                (Some(true), Some(true), Some(22), Some(0))
+            );
+        } else {
+            assert_eq!(
+                (html[i], utf8[i], size[i], groups[i]),
+                (None, None, None, None),
+                "status {:?}",
+                statuses[i]
+            );
+        }
+    }
+}
+
+/// Shards `i/3` (and `auto/3` from the engines' index variables) write disjoint
+/// tasks whose union is one full run, byte for byte; `status` reports the missing
+/// tasks until the last shard, then writes `_SUCCESS` with the totals.
+#[test]
+fn shards_union_to_a_full_run_and_status_tracks_them() {
+    let dir = scratch("dataset-shards");
+    let inputs = inputs(&dir);
+    let full = dir.join("full");
+    assert_eq!(run(&inputs, &full, &[]).status.code(), Some(0));
+    let out = dir.join("sharded");
+    let status = |json: bool| {
+        let mut cmd = bin();
+        cmd.arg("status").arg(&out);
+        if json {
+            cmd.arg("--json");
+        }
+        cmd.output().expect("status")
+    };
+    let shard = |index: &str, var: Option<&str>| {
+        let mut cmd = bin();
+        cmd.arg("run")
+            .args(&inputs)
+            .arg("--out")
+            .arg(&out)
+            .arg("--quiet")
+            .args(["--shard", index])
+            .env_remove("JOB_COMPLETION_INDEX")
+            .env_remove("AWS_BATCH_JOB_ARRAY_INDEX");
+        if let Some((name, value)) = var.and_then(|v| v.split_once('=')) {
+            cmd.env(name, value);
+        }
+        cmd.output().expect("shard")
+    };
+    let unset = shard("auto/3", None);
+    assert_eq!(unset.status.code(), Some(2));
+    assert!(stderr(&unset).contains("JOB_COMPLETION_INDEX"));
+    assert_eq!(shard("3/3", None).status.code(), Some(2));
+    assert_eq!(status(false).status.code(), Some(2), "no dataset yet");
+
+    assert_eq!(shard("0/3", None).status.code(), Some(0));
+    let partial = status(true);
+    assert_eq!(partial.status.code(), Some(1));
+    let report: serde_json::Value = serde_json::from_slice(&partial.stdout).expect("json");
+    // 8 tasks of one input: shard 0 holds tasks 0, 3, 6.
+    assert_eq!(report["tasks"], 8);
+    assert_eq!(report["done"], 3);
+    assert_eq!(report["missing_tasks"], serde_json::json!([1, 2, 4, 5, 7]));
+    assert!(!out.join("_SUCCESS").exists());
+
+    assert_eq!(
+        shard("auto/3", Some("JOB_COMPLETION_INDEX=1"))
+            .status
+            .code(),
+        Some(0)
+    );
+    assert_eq!(
+        shard("auto/3", Some("AWS_BATCH_JOB_ARRAY_INDEX=2"))
+            .status
+            .code(),
+        Some(0)
+    );
+    let done = status(true);
+    assert_eq!(done.status.code(), Some(0), "{}", stderr(&done));
+    let success: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("_SUCCESS")).expect("_SUCCESS"))
+            .expect("json");
+    assert_eq!(success["complete"], true);
+    assert_eq!(success["documents"], 32);
+    assert_eq!(success["inputs"], 8);
+    let mut sharded = crate::support::tree(&out);
+    assert!(sharded.remove("_SUCCESS").is_some());
+    assert_eq!(
+        sharded,
+        crate::support::tree(&full),
+        "union of shards = full run"
+    );
+}

@@ -1,0 +1,38 @@
+//! Regression tests: every disagreement with Google's parser (robots.cc) ever
+//! found, minimised, one named test each, asserting robots.cc's verdict and
+//! deciding line (checked with `jwm-robotstxt`; the conformance dump covers these
+//! too, see tests/it/conformance.rs).
+//!
+//! Issue 10 reported the first three; the generative differential test
+//! (tests/it/generative.rs) adds one here for every disagreement it finds.
+
+use crate::conformance::{expect, url};
+
+// ---------------------------------------------- issue 10: index.htm directory form
+//
+// An Allow ending in `index.htm` that does not match is retried as `prefix$`
+// (priority prefix + 1). robots.cc keeps that match only when its priority is
+// strictly higher than the best allow so far.
+
+#[test]
+fn google_index_htm_directory_form_does_not_replace_a_longer_allow() {
+    // `/**` (3) matches '/', `/*$` (3) ties and loses to allow; the directory
+    // form of `/index.htm` is `/$` (2): lower than 3, so line 2 still decides.
+    let body = "User-agent: *\nAllow: /**\nDisallow: /*$\nAllow: /index.htm\n";
+    expect(body, "FooBot", url("/"), true, 2);
+}
+
+#[test]
+fn google_index_htm_directory_form_with_wildcard_prefix_does_not_replace() {
+    // `*in*` (4) allow and disallow tie; `*/$` (3) must not replace the allow.
+    let body = "User-agent: a\nAllow: *in*\nDisallow: *in*\nAllow: */index.htm\n";
+    expect(body, "a", url("/in/"), true, 2);
+}
+
+#[test]
+fn google_index_htm_directory_form_equal_priority_keeps_the_first_line() {
+    // gigposters.com's shape: `/$` (2) and the directory form `/$` (2) tie; the
+    // first one found keeps the line.
+    let body = "User-agent: *\nAllow: /$\nAllow: /index.htm\n";
+    expect(body, "FooBot", url("/"), true, 2);
+}
