@@ -94,3 +94,20 @@ $(BENCH_OUT)/hostile-bomb.warc.gz: scripts/make_hostile_inputs.py scripts/bench_
 
 bench-clean:
 	rm -rf $(BENCH_OUT)
+
+# ---- fuzz-inputs: mutation fuzz of the input readers (scripts/fuzz_inputs.py) -------------
+# Damaged copies of the WARC / CSV samples (../shared/corpus/warc, data-samples/, synthetic
+# files) are run through the release binary with a time and memory limit each; every intact
+# record must come out and the manifest accounting must hold. Failing mutants are kept in
+# $(FUZZ_OUT)/failing/, counts in $(FUZZ_OUT)/summary.json.
+
+FUZZ_MUTANTS ?= 3000
+FUZZ_SEED    ?= 10
+FUZZ_OUT     ?= fuzz-out
+
+.PHONY: fuzz-inputs
+
+fuzz-inputs: export PYTHONDONTWRITEBYTECODE = 1
+fuzz-inputs: venv build
+	$(PYTHON) scripts/fuzz_inputs.py --bin $(BIN) --shared $(SHARED) --samples data-samples \
+	  --count $(FUZZ_MUTANTS) --seed $(FUZZ_SEED) --out $(FUZZ_OUT)

@@ -107,7 +107,7 @@ impl<S: Source> Buffered<S> {
 
     /// The mark's stream offset and the bytes held from it (consumed ones first), while
     /// the mark holds.
-    pub(crate) fn since_mark(&self) -> Option<(u64, &[u8])> {
+    pub(crate) fn held_from_mark(&self) -> Option<(u64, &[u8])> {
         let m = self.mark?;
         let back = usize::try_from(self.pos.checked_sub(m)?).ok()?;
         let from = self.start.checked_sub(back)?;

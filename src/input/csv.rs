@@ -405,7 +405,7 @@ impl CsvReader {
     /// After a bad row that started at `start` (line `line`): goes back to its second
     /// line when the row spans several and its bytes are still held.
     fn retry_from_second_line(&mut self, start: u64, line: u64) {
-        let Some((mark, bytes)) = self.s.since_mark() else {
+        let Some((mark, bytes)) = self.s.held_from_mark() else {
             return;
         };
         let used = usize::try_from(self.s.pos().saturating_sub(mark)).unwrap_or(0);

@@ -79,28 +79,44 @@ pub(crate) fn damaged_start(probe: &[u8], name_hint: &str) -> Option<Compression
 }
 
 /// Sniffs the container from the start of the decompressed stream: a `WARC/` version
-/// line (after optional blank lines or NUL padding) means WARC, anything else CSV.
-/// Returns the stream unchanged (nothing is consumed).
+/// line (after optional blank lines or NUL padding) means WARC. When the start is damaged,
+/// more is looked at: a version line starting a line in the first
+/// [`DAMAGED_START_PROBE`] bytes means WARC (whose first record was damaged), a first line
+/// with a comma and no NUL means CSV (a header row); when neither decides (an empty file,
+/// a zero-filled start), the name does. Returns the stream unchanged (nothing consumed).
 pub(crate) fn container(mut stream: Stream, name_hint: &str) -> (Container, Stream) {
     let head = stream.fill(64);
     let start = head
         .iter()
         .position(|b| !matches!(b, b'\r' | b'\n' | b'\0' | b' ' | b'\t'));
     let kind = match start.and_then(|s| head.get(s..)) {
-        Some(rest) if rest.starts_with(b"WARC/") => Container::Warc,
-        Some(rest) if b"WARC/".starts_with(rest) && !rest.is_empty() => Container::Warc,
-        Some(_) => Container::Csv,
-        // Empty, or the first member was corrupt: the name decides.
-        None => {
-            let lower = name_hint.to_ascii_lowercase();
-            if lower.contains(".csv") {
-                Container::Csv
-            } else {
-                Container::Warc
-            }
-        }
+        Some(rest) if rest.starts_with(b"WARC/") => Some(Container::Warc),
+        Some(rest) if b"WARC/".starts_with(rest) && !rest.is_empty() => Some(Container::Warc),
+        Some(_) => damaged_container(stream.fill(DAMAGED_START_PROBE)),
+        None => None,
     };
+    let kind = kind.unwrap_or_else(|| {
+        // Empty, or the first member was corrupt: the name decides.
+        if name_hint.to_ascii_lowercase().contains(".csv") {
+            Container::Csv
+        } else {
+            Container::Warc
+        }
+    });
     (kind, stream)
+}
+
+/// The container of a stream that does not start with a version line, from `probe`.
+fn damaged_container(probe: &[u8]) -> Option<Container> {
+    let warc_line = memchr::memmem::find_iter(probe, b"\nWARC/").any(|k| {
+        crate::input::scan::version_line(probe.get(k + 1..).unwrap_or_default())
+            == crate::input::scan::Version::Yes
+    });
+    if warc_line {
+        return Some(Container::Warc);
+    }
+    let first = probe.split(|&b| b == b'\n').next().unwrap_or_default();
+    (first.contains(&b',') && !first.contains(&0)).then_some(Container::Csv)
 }
 
 #[cfg(test)]
@@ -127,6 +143,18 @@ mod tests {
             compression(b"", "x.warc.lz4"),
             Compression::Unsupported("lz4")
         );
+    }
+
+    #[test]
+    fn damaged_start_of_a_warc_or_csv() {
+        let warc = b"WAR\n\n\n: warcinfo\r\n\r\nWARC/1.0\r\nWARC-Type: request\r\n";
+        assert_eq!(damaged_container(warc), Some(Container::Warc));
+        assert_eq!(
+            damaged_container(b"url,body\nhttp://a/robots.txt,x\n"),
+            Some(Container::Csv)
+        );
+        assert_eq!(damaged_container(b"\x01\x02junk"), None);
+        assert_eq!(damaged_container(&[0; 100]), None);
     }
 
     #[test]

@@ -47,7 +47,8 @@ pub enum InputError {
     /// The record's Content-Length does not end where the next record starts.
     #[error("WARC Content-Length does not match the data: {0}")]
     WarcLengthMismatch(String),
-    /// The input ends (or a decompression error cuts it) inside a record.
+    /// The input ends inside a record (a corrupt member / frame that cuts one is reported
+    /// with its own code).
     #[error("input ends inside a WARC record: {0}")]
     WarcTruncatedFile(String),
     /// The HTTP status line of a response record cannot be parsed.

@@ -13,8 +13,8 @@
 use brotli_decompressor::{BrotliDecompressStream, BrotliResult, BrotliState, StandardAlloc};
 use flate2::{Decompress, FlushDecompress, Status};
 
-use super::decompress::{parse_gzip_header, GzipHeader};
 use super::error::InputError;
+use super::gzip_members::{parse_gzip_header, GzipHeader};
 use super::{Capture, InputProblem};
 use crate::limits::BODY_KEEP_CAP;
 

@@ -18,9 +18,11 @@ mod csv;
 mod decompress;
 mod detect;
 mod error;
+mod gzip_members;
 mod http;
 mod scan;
 mod warc;
+mod zstd_frames;
 
 use std::io::Read;
 use std::path::Path;

@@ -1396,3 +1396,14 @@ fn member_or_frame_cut_at_any_length_loses_only_its_record() {
         }
     }
 }
+
+#[test]
+fn damaged_first_version_line_is_still_a_warc() {
+    // The first record's version line is blanked: the file is still read as WARC (not
+    // as a CSV missing its columns) and only that record is lost.
+    let mut file: Vec<u8> = (0..4).flat_map(robots_record).collect();
+    file[3..19].fill(b'\n');
+    let d = open_bytes(file, "x.warc").unwrap();
+    assert_eq!(uris(&d), [host_uri(1), host_uri(2), host_uri(3)]);
+    assert_eq!(d.problems.len(), 1, "{:?}", d.problems);
+}

@@ -95,32 +95,14 @@ const OTHER_KEYS: &[&[u8]] = &[
     b"foo",
 ];
 
-/// Between key and value: mostly a colon, sometimes only whitespace (robots.cc
-/// accepts it between exactly two words), sometimes something else.
-const SEPARATORS: &[&[u8]] = &[
-    b":",
-    b":",
-    b":",
-    b": ",
-    b": ",
-    b" : ",
-    b":\t",
-    b"\t:\t",
-    b":  ",
-    b" ",
-    b"\t",
-    b"  ",
-    b" \t",
-    b"::",
-    b"=",
-    b";",
-    b"",
-    b": :",
-    b"\x0b:",
-    b":\x0c",
-    b"\xef\xbc\x9a",
-    b" - ",
+/// Between key and value: mostly a colon with or without blanks, sometimes only
+/// whitespace (robots.cc accepts it between exactly two words), sometimes
+/// something else.
+const COLONS: &[&[u8]] = &[
+    b":", b": ", b" : ", b":\t", b"\t:\t", b":  ", b"\x0b:", b":\x0c",
 ];
+const BLANKS: &[&[u8]] = &[b" ", b"\t", b"  ", b" \t"];
+const ODD_SEPARATORS: &[&[u8]] = &[b"::", b"=", b";", b"", b": :", b"\xef\xbc\x9a", b" - "];
 
 const INDENTS: &[&[u8]] = &[b"", b"", b"", b"", b" ", b"\t", b"  ", b"\x0b"];
 const TRAILING: &[&[u8]] = &[b"", b"", b"", b" ", b"\t", b"\x0c"];
@@ -235,11 +217,25 @@ pub fn pattern(rng: &mut Rng) -> Vec<u8> {
     p
 }
 
+/// A key: the first (canonical) spelling of `keys` most of the time, else any.
+fn key(rng: &mut Rng, keys: &[&'static [u8]]) -> &'static [u8] {
+    if rng.chance(65) {
+        keys[0]
+    } else {
+        rng.choose(keys)
+    }
+}
+
 /// `indent key sep value trailing comment`, each part sometimes odd.
 fn line(rng: &mut Rng, key: &[u8], value: &[u8]) -> Vec<u8> {
     let mut l = rng.choose(INDENTS).to_vec();
     l.extend_from_slice(key);
-    l.extend_from_slice(rng.choose(SEPARATORS));
+    let separators = match rng.below(100) {
+        0..=79 => COLONS,
+        80..=91 => BLANKS,
+        _ => ODD_SEPARATORS,
+    };
+    l.extend_from_slice(rng.choose(separators));
     l.extend_from_slice(value);
     l.extend_from_slice(rng.choose(TRAILING));
     if rng.chance(12) {
@@ -249,19 +245,78 @@ fn line(rng: &mut Rng, key: &[u8], value: &[u8]) -> Vec<u8> {
 }
 
 pub fn user_agent_line(rng: &mut Rng) -> Vec<u8> {
-    let key = rng.choose(UA_KEYS);
-    let value = rng.choose(UA_VALUES);
+    let key = key(rng, UA_KEYS);
+    let value = if rng.chance(20) {
+        b"*"
+    } else {
+        rng.choose(UA_VALUES)
+    };
     line(rng, key, value)
 }
 
 pub fn rule_line(rng: &mut Rng) -> Vec<u8> {
+    rule_line_among(rng, &mut Vec::new())
+}
+
+/// A rule line whose pattern is often a near copy of one of the body's earlier
+/// `patterns` (which it joins): ties and near ties in priority are where
+/// longest-match and first-line bugs live.
+fn rule_line_among(rng: &mut Rng, patterns: &mut Vec<Vec<u8>>) -> Vec<u8> {
     let key = if rng.chance(45) {
-        rng.choose(ALLOW_KEYS)
+        key(rng, ALLOW_KEYS)
     } else {
-        rng.choose(DISALLOW_KEYS)
+        key(rng, DISALLOW_KEYS)
     };
-    let value = pattern(rng);
+    let value = if !patterns.is_empty() && rng.chance(35) {
+        let earlier = rng.pick(patterns).clone();
+        sibling(rng, &earlier)
+    } else {
+        pattern(rng)
+    };
+    patterns.push(value.clone());
     line(rng, key, &value)
+}
+
+/// A pattern of about the same priority as `p`: the same, a byte made `*`,
+/// `*` or `$` added or dropped, cut short, its directory plus `index.htm(l)`,
+/// a non-ASCII byte written as its escape.
+fn sibling(rng: &mut Rng, p: &[u8]) -> Vec<u8> {
+    let mut s = p.to_vec();
+    match rng.below(8) {
+        0 | 1 => {}
+        2 => {
+            if !s.is_empty() {
+                let at = rng.below(s.len());
+                s[at] = b'*';
+            }
+        }
+        3 => s.push(rng.choose(b"*$")),
+        4 => {
+            if let Some(last) = s.pop() {
+                if last != b'$' {
+                    s.push(b'$');
+                }
+            }
+        }
+        5 => s.truncate(rng.below(s.len() + 1)),
+        6 => {
+            s.truncate(s.iter().rposition(|b| *b == b'/').map_or(0, |i| i + 1));
+            s.extend_from_slice(rng.choose(&[&b"index.htm"[..], b"index.html", b"/index.htm"]));
+        }
+        _ => {
+            s = s
+                .iter()
+                .flat_map(|b| {
+                    if *b >= 0x80 {
+                        format!("%{b:02X}").into_bytes()
+                    } else {
+                        vec![*b]
+                    }
+                })
+                .collect();
+        }
+    }
+    s
 }
 
 /// A line that must not end a run of user-agent lines: sitemap, crawl-delay,
@@ -331,7 +386,7 @@ fn eol(rng: &mut Rng, style: usize) -> &'static [u8] {
 
 /// One group: a run of user-agent lines (with lines that do not end the run),
 /// then rules (with other lines among them).
-fn group(rng: &mut Rng, lines: &mut Vec<Vec<u8>>) {
+fn group(rng: &mut Rng, lines: &mut Vec<Vec<u8>>, patterns: &mut Vec<Vec<u8>>) {
     let agents = if rng.chance(8) { 0 } else { rng.range(1, 3) };
     for i in 0..agents {
         if i > 0 && rng.chance(15) {
@@ -343,20 +398,20 @@ fn group(rng: &mut Rng, lines: &mut Vec<Vec<u8>>) {
         if rng.chance(10) {
             lines.push(other_line(rng));
         }
-        lines.push(rule_line(rng));
+        lines.push(rule_line_among(rng, patterns));
     }
 }
 
 /// The lines of a body of a few groups.
 fn lines(rng: &mut Rng) -> Vec<Vec<u8>> {
-    let mut lines = Vec::new();
+    let (mut lines, mut patterns) = (Vec::new(), Vec::new());
     if rng.chance(15) {
         for _ in 0..rng.range(1, 2) {
-            lines.push(rule_line(rng));
+            lines.push(rule_line_among(rng, &mut patterns));
         }
     }
     for _ in 0..rng.range(1, 5) {
-        group(rng, &mut lines);
+        group(rng, &mut lines, &mut patterns);
     }
     if rng.chance(20) {
         lines.push(other_line(rng));

@@ -15,6 +15,7 @@
 //! `ROBOTS_CENSUS_FUZZ_QUESTIONS`, `ROBOTS_CENSUS_FUZZ_SEED`); a reported body
 //! is replayed alone with `ROBOTS_CENSUS_FUZZ_BODY=<index>`.
 
+mod coverage;
 mod grammar;
 mod mutate;
 mod oracle;
@@ -24,7 +25,7 @@ mod rng;
 mod shrink;
 
 use std::path::PathBuf;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use robots_census::robots::{RobotsTxt, UrlPath};
 
@@ -38,9 +39,10 @@ use crate::support::{corpus_files, scratch};
 const DEFAULT_QUESTIONS: u64 = 100_000;
 const DEFAULT_SEED: u64 = 20_261_110;
 /// Disagreeing bodies reported in full and minimised (each minimisation may ask
-/// the oracle up to `SHRINK_BUDGET` more questions).
+/// the oracle up to `SHRINK_BUDGET` more questions, for up to `SHRINK_TIME`).
 const REPORTED: usize = 8;
 const SHRINK_BUDGET: usize = 20_000;
+const SHRINK_TIME: Duration = Duration::from_secs(30);
 
 fn env_u64(name: &str) -> Option<u64> {
     let value = std::env::var(name).ok()?;
@@ -216,14 +218,15 @@ fn report(oracle: &mut Oracle, seed: u64, found: &[Disagreement]) -> String {
     let dir = scratch("generative");
     let mut out = String::new();
     let mut minimised: Vec<Vec<u8>> = Vec::new();
-    for d in found {
+    for (i, d) in found.iter().enumerate() {
         let file = dir.join(format!("seed-{seed}-body-{}.txt", d.index));
         std::fs::write(&file, &d.question.body).expect("write a disagreeing body");
-        if minimised.len() >= REPORTED {
+        // Minimised forms already seen are skipped: look at a few more bodies.
+        if minimised.len() >= REPORTED || i >= 3 * REPORTED {
             continue;
         }
         let q = &d.question;
-        let small = shrink::minimise(oracle, q.clone(), SHRINK_BUDGET);
+        let small = shrink::minimise(oracle, q.clone(), SHRINK_BUDGET, SHRINK_TIME);
         let answer = oracle.ask_one(&small.body, &small.agent, &small.url);
         let test = regression(&small, answer);
         if minimised.contains(&test.as_bytes().to_vec()) {

@@ -2,6 +2,8 @@
 //! then runs of bytes of halving length) on which robots-census and robots.cc
 //! still disagree, so it reads as a regression test.
 
+use std::time::{Duration, Instant};
+
 use robots_census::robots::RobotsTxt;
 
 use super::oracle::{Answer, Oracle};
@@ -21,12 +23,22 @@ pub fn ours(q: &Question) -> Answer {
     (verdict.allowed, verdict.line)
 }
 
-fn differs(oracle: &mut Oracle, q: &Question) -> bool {
-    oracle.ask_one(&q.body, &q.agent, &q.url) != ours(q)
+/// Whether the parsers still disagree on `q`; past the deadline, no more asking.
+fn differs(oracle: &mut Oracle, q: &Question, deadline: Instant) -> bool {
+    Instant::now() < deadline && oracle.ask_one(&q.body, &q.agent, &q.url) != ours(q)
 }
 
-/// The smallest question found within `budget` oracle calls that still disagrees.
-pub fn minimise(oracle: &mut Oracle, mut q: Question, mut budget: usize) -> Question {
+/// The smallest question found within `budget` oracle calls and `time` that
+/// still disagrees. (A disagreement that depends on where the 512,000-byte cut
+/// falls resists deletions, and each question about a body that big takes
+/// robots.cc tens of milliseconds: hence the time limit.)
+pub fn minimise(
+    oracle: &mut Oracle,
+    mut q: Question,
+    mut budget: usize,
+    time: Duration,
+) -> Question {
+    let deadline = Instant::now() + time;
     // Both parsers read only the first 512,000 bytes.
     q.body.truncate(robots_census::limits::ROBOTS_PARSE_CAP);
     loop {
@@ -39,7 +51,7 @@ pub fn minimise(oracle: &mut Oracle, mut q: Question, mut budget: usize) -> Ques
                     body: body.to_vec(),
                     ..q.clone()
                 };
-                differs(oracle, &candidate)
+                differs(oracle, &candidate, deadline)
             });
         }
         let url = std::mem::take(&mut q.url);
@@ -48,7 +60,7 @@ pub fn minimise(oracle: &mut Oracle, mut q: Question, mut budget: usize) -> Ques
                 url: url.to_vec(),
                 ..q.clone()
             };
-            differs(oracle, &candidate)
+            differs(oracle, &candidate, deadline)
         });
         let agent = std::mem::take(&mut q.agent);
         q.agent = delete_runs(pieces(&agent, false), &mut budget, &mut |agent| {
@@ -56,9 +68,10 @@ pub fn minimise(oracle: &mut Oracle, mut q: Question, mut budget: usize) -> Ques
                 agent: agent.to_vec(),
                 ..q.clone()
             };
-            differs(oracle, &candidate)
+            differs(oracle, &candidate, deadline)
         });
-        if budget == 0 || size == (q.body.len(), q.url.len(), q.agent.len()) {
+        let unchanged = size == (q.body.len(), q.url.len(), q.agent.len());
+        if budget == 0 || unchanged || Instant::now() >= deadline {
             return q;
         }
     }

@@ -8,48 +8,28 @@
 //!
 //! Damage never makes a record vanish silently; every byte the reader passes over is
 //! either in a record or in a reported range:
-//! - junk where a record should start: the reader scans for the next line that starts
-//!   with a valid version line and reports the skipped range once;
+//! - junk where a record should start, or a header cut by a NUL byte or by the next
+//!   record: the reader scans for the next valid version line (anywhere: the byte before
+//!   it may be the damaged one) and reports the skipped range once;
 //! - a run of NUL / CR / LF longer than [`MAX_RECORD_GAP`] (a zero-filled record, a
 //!   file cut and padded) is one `warc_padding` problem with its offset and length;
-//! - a Content-Length too large: while a block streams, a line starting with a valid
-//!   version line is a resync point unless the declared end lands cleanly (CRLF CRLF and
-//!   the next record, or the end of the data); the damaged record ends there with a
-//!   `warc_length_mismatch` warning and the later records are read as usual;
+//! - a Content-Length too large: while a block streams, a valid version line that
+//!   starts a line or a gzip member / zstd frame is a resync point unless the declared
+//!   end lands cleanly (CRLF CRLF and the next record, or the end of the data); the
+//!   damaged record ends there with a `warc_length_mismatch` warning and the later
+//!   records are read as usual (`block.rs`);
 //! - notices of the decompressor (a bad gzip CRC) go to the record holding the member's
 //!   last byte: a warning of a capture, or the one problem of a record that is no capture.
 
-use super::buffer::{BUF_MAX, BUF_SIZE};
 use super::decompress::{take_notices, Stream};
 use super::error::InputError;
-use super::http::{header_end, header_fields, parse_head, set_text, BodyDecoder, Coding, Encoding};
-use super::scan::{
-    ends_cleanly, is_separator, line_starts_with_warc, terminator_start, trailing_newlines,
-    version_line, Version, END_PROBE, VERSION_PROBE,
-};
+use super::http::{header_end, header_fields, set_text, BodyDecoder, Coding, Encoding};
+use super::scan::{is_separator, version_line, Version, VERSION_PROBE};
 use super::{Capture, CaptureKind, CaptureReader, Event, InputProblem};
 use crate::limits::{MAX_HEADER_BYTES, MAX_RECORD_GAP};
 
-/// Bytes kept visible past the part of a block being decided, so a `WARC/` line that
-/// starts inside that part is seen whole.
-const LOOK: usize = 64;
-/// Farthest declared record end (from the current position) that is looked at directly
-/// when judging a `WARC/` line inside a block; a farther one cannot be buffered, so the
-/// header after the `WARC/` line is judged instead.
-const REACH: usize = MAX_HEADER_BYTES;
-const _: () = assert!(REACH + END_PROBE <= BUF_MAX);
-
-/// How the streaming of a record block ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum BlockEnd {
-    /// All the declared bytes were read.
-    Complete,
-    /// The data ended (or broke) first.
-    Ended,
-    /// A record header inside the block, at this stream offset, was taken as the next
-    /// record: the declared length was too large.
-    Cut(u64),
-}
+mod block;
+use block::BlockEnd;
 
 /// Where a header block must end at the latest in `a` (which starts with a version
 /// line), and why: the first NUL byte, or the first later version line (complete or cut
@@ -254,175 +234,21 @@ impl WarcReader {
 
     /// The record starting at `at` is cut by the end of the data (or a decompression
     /// break, whose problem is folded into this one).
+    /// A break that is corruption (not the end of the file) keeps its own code: the
+    /// record was cut by a corrupt member / frame, and the message says which record.
     fn truncated(&mut self, at: u64, where_: &str) -> Event {
         let range = format!("bytes {at}..{} of the {}", self.s.pos(), self.stream_name());
+        self.after_record = false;
+        let end_of_file = ["gzip_truncated_member", "zstd_truncated_frame"];
         let msg = match self.s.take_break() {
+            Some(mut p) if !end_of_file.contains(&p.code) => {
+                p.message = format!("{}; it cut a WARC record {where_} ({range})", p.message);
+                return Event::Problem(p);
+            }
             Some(p) => format!("{where_} ({range}): {} ({})", p.message, p.code),
             None => format!("{where_} ({range}): end of input"),
         };
-        self.after_record = false;
         Event::Problem(InputError::WarcTruncatedFile(msg).at(at))
-    }
-
-    /// Reads the HTTP head at the start of a block of `left` bytes; returns the coding
-    /// and the bytes consumed.
-    fn read_http_head(&mut self, left: u64, cap: &mut Capture) -> (Coding, u64) {
-        let at = self.s.pos();
-        let want = usize::try_from(left)
-            .unwrap_or(usize::MAX)
-            .min(MAX_HEADER_BYTES);
-        self.s.fill(want);
-        let (a, src) = (self.s.avail(), self.s.source());
-        let region = a.get(..want.min(a.len())).unwrap_or_default();
-        // The head cannot run over the next record (a block shorter than its length):
-        // the in-block scan of stream_block must see that record's version line.
-        let next = header_damage(region, |k| src.starts_unit(at + k as u64)).0;
-        let region = region.get(..next).unwrap_or(region);
-        let identity = Coding {
-            chunked: false,
-            encoding: Encoding::Identity,
-        };
-        if !region.starts_with(b"HTTP/") {
-            let shown = String::from_utf8_lossy(region.get(..40).unwrap_or(region)).into_owned();
-            cap.warnings
-                .push(InputError::HttpBadStatusLine(format!("{shown:?}")).at(at));
-            return (identity, 0);
-        }
-        let len = match header_end(region) {
-            Some(n) => n,
-            // A head-only block (revisit, HEAD) may lack the blank line.
-            None if region.len() as u64 == left => region.len(),
-            None => {
-                let msg = format!("no end of headers within {} bytes", region.len());
-                cap.warnings.push(InputError::HttpBadHeader(msg).at(at));
-                return (identity, 0);
-            }
-        };
-        let coding = parse_head(region.get(..len).unwrap_or_default(), at, cap);
-        self.s.consume(len);
-        (coding, len as u64)
-    }
-
-    /// Streams the block up to stream offset `end`, into the body decoder when `keep`.
-    /// Stops early at a record header inside the block that [`Self::is_resync_point`]
-    /// accepts; the CRLF CRLF before it is the damaged record's terminator, not body.
-    fn stream_block(&mut self, end: u64, keep: bool, cap: &mut Capture) -> BlockEnd {
-        // The byte before the block: the LF that ends the header block.
-        let mut prev = b'\n';
-        loop {
-            let left = usize::try_from(end.saturating_sub(self.s.pos())).unwrap_or(usize::MAX);
-            if left == 0 {
-                return BlockEnd::Complete;
-            }
-            let want = left.min(BUF_SIZE) + LOOK;
-            let a = self.s.fill(want);
-            if a.is_empty() {
-                return BlockEnd::Ended;
-            }
-            let short = a.len() < want;
-            let n = left.min(a.len());
-            // Decide only bytes followed by LOOK visible ones (all of them at the end).
-            let limit = if short { n } else { n.min(a.len() - LOOK) };
-            let mut from = 0;
-            let cut = loop {
-                let a = self.s.avail();
-                let before = if from == 0 {
-                    prev
-                } else {
-                    a.get(from - 1).copied().unwrap_or(0)
-                };
-                let window = a.get(from..).unwrap_or_default();
-                let here = self.s.pos() + from as u64;
-                let src = self.s.source();
-                // A record starts at a line start, or at a member / frame start (after
-                // damaged data that does not end in a line break).
-                let Some(k) = line_starts_with_warc(window, limit - from, before)
-                    .chain(
-                        memchr::memmem::find_iter(window, b"WARC/")
-                            .take_while(|&k| k < limit - from)
-                            .filter(|&k| src.starts_unit(here + k as u64)),
-                    )
-                    .min()
-                else {
-                    break None;
-                };
-                let k = from + k;
-                if self.is_resync_point(k, end) {
-                    break Some(k);
-                }
-                from = k + 1;
-            };
-            let a = self.s.avail();
-            if let Some(k) = cut {
-                let body_end = terminator_start(a.get(..k).unwrap_or_default());
-                if keep {
-                    self.body.push(a.get(..body_end).unwrap_or_default(), cap);
-                }
-                self.s.consume(k);
-                return BlockEnd::Cut(self.s.pos());
-            }
-            // Hold back a trailing CR/LF run while the block goes on: if a record header
-            // follows it, the run is a terminator, not body.
-            let mut take = limit;
-            if limit < left {
-                let t = trailing_newlines(a.get(..limit).unwrap_or_default());
-                if t > 0 {
-                    take = t;
-                }
-            }
-            let piece = a.get(..take).unwrap_or_default();
-            prev = piece.last().copied().unwrap_or(prev);
-            if keep {
-                self.body.push(piece, cap);
-            }
-            self.s.consume(take);
-        }
-    }
-
-    /// Is the `WARC/` line `k` bytes ahead the start of the next record, although the
-    /// current block (declared to end at stream offset `end`) goes on past it? Yes when
-    /// it is a valid version line and the declared end does not land cleanly
-    /// ([`ends_cleanly`]); when the declared end is out of reach, when the line opens a
-    /// complete WARC header block with a WARC-Type or WARC-Record-ID and a
-    /// Content-Length.
-    fn is_resync_point(&mut self, k: usize, end: u64) -> bool {
-        let a = self.s.fill(k + VERSION_PROBE);
-        if version_line(a.get(k..).unwrap_or_default()) != Version::Yes {
-            return false;
-        }
-        let ahead = end.saturating_sub(self.s.pos());
-        match usize::try_from(ahead) {
-            Ok(d) if d <= REACH => {
-                let a = self.s.fill(d + END_PROBE);
-                let at_end = a.len() < d + END_PROBE;
-                match a.get(d..) {
-                    Some(rest) => !ends_cleanly(rest, at_end),
-                    // The data ends before the declared end.
-                    None => true,
-                }
-            }
-            _ => {
-                let a = self.s.fill(k + MAX_HEADER_BYTES);
-                let Some(h) = a.get(k..) else {
-                    return false;
-                };
-                let Some(len) = header_end(h) else {
-                    return false;
-                };
-                let (mut has_length, mut has_id) = (false, false);
-                for (name, value) in header_fields(h.get(..len).unwrap_or_default()) {
-                    if name.eq_ignore_ascii_case(b"Content-Length") {
-                        has_length =
-                            std::str::from_utf8(value).is_ok_and(|v| v.parse::<u64>().is_ok());
-                    } else if name.eq_ignore_ascii_case(b"WARC-Type")
-                        || name.eq_ignore_ascii_case(b"WARC-Record-ID")
-                    {
-                        has_id = true;
-                    }
-                }
-                has_length && has_id
-            }
-        }
     }
 
     /// Reads one record whose version line is at the current position.

@@ -1,0 +1,248 @@
+//! zstd frames: the compressed file in, the concatenated frame data out.
+//!
+//! One decoder decodes frame after frame (a `.warc.zst` has one per record); the
+//! dictionary skippable frame of the WARC-zstd format is loaded when present, and other
+//! skippable frames are passed over. Windows up to [`ZSTD_WINDOW_LOG_MAX`] are accepted
+//! (see there for the memory they cost). A corrupt frame is skipped to the next frame
+//! magic, looked for first among the bytes its decoder already read.
+
+use zstd::stream::raw::{DParameter, InBuffer, Operation, OutBuffer};
+
+use super::decompress::{resync_at, rewind_to_magic, Buffered, Decoded, ReadSource, Source, Units};
+use super::error::InputError;
+use super::InputProblem;
+use crate::limits::{MAX_ZSTD_DICT_BYTES, ZSTD_WINDOW_LOG_MAX};
+
+const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
+const ZSTD_DICT_FRAME: u32 = 0x184D_2A5D;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ZState {
+    FrameStart,
+    Frame,
+    Done,
+}
+
+/// A sequence of zstd frames (one per record in `.warc.zst`), with the optional
+/// dictionary skippable frame loaded into the decoder.
+pub(crate) struct ZstdSource {
+    inb: Buffered<ReadSource>,
+    dec: zstd::stream::raw::Decoder<'static>,
+    state: ZState,
+    units: Units,
+    out_pos: u64,
+    frame_cstart: u64,
+    dict: Vec<u8>,
+    /// A problem met after data that was returned first.
+    pending: Option<InputProblem>,
+}
+
+fn zstd_decoder(dict: &[u8]) -> std::io::Result<zstd::stream::raw::Decoder<'static>> {
+    let mut dec = zstd::stream::raw::Decoder::with_dictionary(dict)?;
+    dec.set_parameter(DParameter::WindowLogMax(ZSTD_WINDOW_LOG_MAX))?;
+    Ok(dec)
+}
+
+impl ZstdSource {
+    pub(crate) fn new(inb: Buffered<ReadSource>) -> Result<Self, InputProblem> {
+        let dec = zstd_decoder(&[])
+            .map_err(|e| InputError::ZstdCorruptFrame(format!("decoder setup: {e}")).at(0))?;
+        Ok(Self {
+            inb,
+            dec,
+            state: ZState::FrameStart,
+            units: Units::default(),
+            out_pos: 0,
+            frame_cstart: 0,
+            dict: Vec::new(),
+            pending: None,
+        })
+    }
+
+    fn end_of_input(&mut self) -> Result<usize, InputProblem> {
+        self.state = ZState::Done;
+        self.inb.take_break().map_or(Ok(0), Err)
+    }
+
+    fn truncated(&mut self) -> Result<usize, InputProblem> {
+        self.units.close(self.out_pos, self.inb.pos());
+        self.state = ZState::Done;
+        let p = self.inb.take_break();
+        Err(p.unwrap_or_else(|| InputError::ZstdTruncatedFrame.at(self.frame_cstart)))
+    }
+
+    /// The frame at `at` is corrupt: goes on at the next frame, looked for first among
+    /// the bytes its decoder read (it may have run into the following frames).
+    fn corrupt(&mut self, why: String, at: u64) -> Result<usize, InputProblem> {
+        self.units.close(self.out_pos, self.inb.pos());
+        // Session reset keeps the dictionary and the window cap.
+        let _ = self.dec.reinit();
+        if !rewind_to_magic(&mut self.inb, at, &ZSTD_MAGIC, |_| true) {
+            if self.inb.pos() == at {
+                // Nothing consumed: step over the magic or the scan finds this frame again.
+                self.inb.consume(1);
+            }
+            resync_at(&mut self.inb, &ZSTD_MAGIC);
+        }
+        self.state = ZState::FrameStart;
+        let to = self.inb.pos();
+        let msg = format!(
+            "{why}; skipped file bytes {at}..{to} ({} bytes) to the next frame",
+            to - at
+        );
+        Err(InputError::ZstdCorruptFrame(msg).at(at))
+    }
+
+    fn frame_start(&mut self) -> Result<usize, InputProblem> {
+        let at = self.inb.pos();
+        let head = self.inb.fill(8);
+        if head.is_empty() {
+            return self.end_of_input();
+        }
+        let magic = head
+            .get(0..4)
+            .map(|m| u32::from_le_bytes([m[0], m[1], m[2], m[3]]));
+        let size = head
+            .get(4..8)
+            .map(|s| u32::from_le_bytes([s[0], s[1], s[2], s[3]]));
+        match (magic, size) {
+            (Some(0xFD2F_B528), _) => {
+                self.frame_cstart = at;
+                self.inb.set_mark();
+                self.units.open(self.out_pos, at);
+                self.state = ZState::Frame;
+                Ok(0)
+            }
+            (Some(m), Some(size)) if m & 0xFFFF_FFF0 == 0x184D_2A50 => {
+                self.inb.consume(8);
+                self.skippable(m, u64::from(size), at)
+            }
+            (Some(m), None) if m & 0xFFFF_FFF0 == 0x184D_2A50 => {
+                self.frame_cstart = at;
+                self.truncated()
+            }
+            (None, _) => {
+                self.frame_cstart = at;
+                self.truncated()
+            }
+            _ => {
+                self.inb.consume(1);
+                self.corrupt("no zstd frame magic".to_owned(), at)
+            }
+        }
+    }
+
+    /// Reads a skippable frame's content: the dictionary frame is loaded, others skipped.
+    fn skippable(&mut self, magic: u32, size: u64, at: u64) -> Result<usize, InputProblem> {
+        let is_dict = magic == ZSTD_DICT_FRAME;
+        self.dict.clear();
+        let mut left = size;
+        while left > 0 {
+            let avail = self.inb.fill(1);
+            if avail.is_empty() {
+                self.frame_cstart = at;
+                return self.truncated();
+            }
+            let n = avail.len().min(usize::try_from(left).unwrap_or(usize::MAX));
+            if is_dict && self.dict.len() + n <= MAX_ZSTD_DICT_BYTES {
+                self.dict.extend_from_slice(&avail[..n]);
+            }
+            self.inb.consume(n);
+            left -= n as u64;
+        }
+        if !is_dict {
+            return Ok(0);
+        }
+        let result = self.load_dictionary(size);
+        self.dict = Vec::new();
+        match result {
+            Ok(()) => Ok(0),
+            Err(why) => Err(InputError::ZstdDictionary(why).at(at)),
+        }
+    }
+
+    fn load_dictionary(&mut self, size: u64) -> Result<(), String> {
+        if size > MAX_ZSTD_DICT_BYTES as u64 {
+            return Err(format!(
+                "{size} bytes, over the {MAX_ZSTD_DICT_BYTES} byte cap"
+            ));
+        }
+        // The WARC-zstd spec allows the dictionary itself to be zstd-compressed.
+        let dict = if self.dict.starts_with(&ZSTD_MAGIC) {
+            zstd::bulk::decompress(&self.dict, MAX_ZSTD_DICT_BYTES)
+                .map_err(|e| format!("compressed dictionary does not decode: {e}"))?
+        } else {
+            std::mem::take(&mut self.dict)
+        };
+        self.dec = zstd_decoder(&dict).map_err(|e| format!("dictionary rejected: {e}"))?;
+        Ok(())
+    }
+
+    fn frame(&mut self, out: &mut [u8]) -> Result<usize, InputProblem> {
+        let avail = self.inb.fill(1);
+        if avail.is_empty() {
+            return self.truncated();
+        }
+        let mut input = InBuffer::around(avail);
+        let mut output = OutBuffer::around(out);
+        let res = self.dec.run(&mut input, &mut output);
+        let (used, produced) = (input.pos(), output.pos());
+        self.inb.consume(used);
+        self.out_pos += produced as u64;
+        match res {
+            Ok(0) => {
+                self.units.close(self.out_pos, self.inb.pos());
+                self.state = ZState::FrameStart;
+            }
+            Ok(_) if used == 0 && produced == 0 => {
+                return self.corrupt("frame makes no progress".to_owned(), self.frame_cstart)
+            }
+            Ok(_) => {}
+            Err(e) => {
+                let err = self.corrupt(e.to_string(), self.frame_cstart);
+                if produced == 0 {
+                    return err;
+                }
+                // Return the bytes decoded before the damage now, the problem next.
+                self.pending = err.err();
+            }
+        }
+        Ok(produced)
+    }
+}
+
+impl Source for ZstdSource {
+    fn read_into(&mut self, out: &mut [u8]) -> Result<usize, InputProblem> {
+        if out.is_empty() {
+            return Ok(0);
+        }
+        if let Some(p) = self.pending.take() {
+            return Err(p);
+        }
+        loop {
+            let n = match self.state {
+                ZState::Done => return Ok(0),
+                ZState::FrameStart => self.frame_start()?,
+                ZState::Frame => self.frame(out)?,
+            };
+            if n > 0 {
+                return Ok(n);
+            }
+        }
+    }
+}
+
+impl Decoded for ZstdSource {
+    fn compressed_pos(&self) -> u64 {
+        self.inb.pos()
+    }
+    fn span(&self, dstart: u64, dend: u64) -> Option<(u64, u64)> {
+        self.units.span(dstart, dend)
+    }
+    fn is_plain(&self) -> bool {
+        false
+    }
+    fn starts_unit(&self, dpos: u64) -> bool {
+        self.units.starts_at(dpos)
+    }
+}
