@@ -311,6 +311,37 @@ fn sites_output_is_deterministic_and_replaces_the_old_table() {
         (stored[0]["rank"].as_i64(), stored[0]["host"].as_str()),
         (Some(1), Some("changing.example.com"))
     );
+    // Each column is written with the dictionary and statistics its Layout names.
+    for (table, dir) in [
+        (robots_census::output::Table::Sites, "sites"),
+        (robots_census::output::Table::Ranks, "ranks"),
+    ] {
+        use parquet::file::reader::{FileReader, SerializedFileReader};
+        for part in files(&out.join(dir)) {
+            let reader = SerializedFileReader::new(std::fs::File::open(&part).expect("open"))
+                .expect("parquet footer");
+            for group in reader.metadata().row_groups() {
+                assert_eq!(group.num_columns(), table.columns().len());
+                for (chunk, column) in group.columns().iter().zip(table.columns()) {
+                    let dictionary = chunk
+                        .encodings()
+                        .any(|e| e == parquet::basic::Encoding::RLE_DICTIONARY);
+                    assert_eq!(
+                        dictionary,
+                        column.layout.dictionary(),
+                        "{dir}.{}",
+                        column.name
+                    );
+                    assert_eq!(
+                        chunk.statistics().is_some(),
+                        column.layout.statistics(),
+                        "{dir}.{}",
+                        column.name
+                    );
+                }
+            }
+        }
+    }
     // A new run replaces every partition: no rows of the old options remain.
     sites_ok(&out, &["-q", "--site-key", "registrable-domain"]);
     let now = rows(&out.join("sites"));
