@@ -24,6 +24,52 @@ pub enum Command {
     Lint(crate::check::LintArgs),
     /// Report which tasks of a dataset are done; write `<OUT>/_SUCCESS` when all are.
     Status(crate::status::StatusArgs),
+    /// Per crawl, site and agent: the capture that decides and what it says (after `run`).
+    Sites(SitesArgs),
+}
+
+const SITES_AFTER_HELP: &str = "\
+Reads <OUT>/documents and <OUT>/agents (written by `run`), one crawl at a time, and writes
+<OUT>/sites/crawl=<CRAWL>/part-0.parquet (replacing any earlier sites table) and, with
+--ranks, <OUT>/ranks/ranks.parquet. Per crawl and site: the latest capture per URL;
+redirects followed inside the crawl for up to 5 hops; between the site's robots.txt URLs
+success > allow all > forbidden > defer > redirect not resolved. See README.md.
+
+Exit codes:
+  0  the sites table was written
+  1  it was written, but some lines of the --ranks file were skipped
+  2  usage error, missing or unreadable tables, or output not writable";
+
+/// Arguments of `robots-census sites`.
+#[derive(Debug, clap::Args)]
+#[command(after_help = SITES_AFTER_HELP)]
+pub struct SitesArgs {
+    /// The output directory of `robots-census run`.
+    #[arg(value_name = "OUT")]
+    pub out: PathBuf,
+
+    /// What one site is: the host name, the host name without a leading www.,
+    /// or the registrable domain (Public Suffix List).
+    #[arg(long, value_enum, default_value_t = crate::sites::SiteKey::Host)]
+    pub site_key: crate::sites::SiteKey,
+
+    /// What statuses mean: rfc9309 (4xx allow all; 5xx and 429 disallow all) or ccbot
+    /// (the same, but 403 forbidden and only 200 a success, as Common Crawl counts).
+    #[arg(long, value_enum, default_value_t = crate::sites::StatusSemantics::Rfc9309)]
+    pub status_semantics: crate::sites::StatusSemantics,
+
+    /// A ranked host list, `rank,host` per line (as Tranco publishes it): sites get
+    /// their rank and top-k stratum, and ranked sites without a capture get a row.
+    #[arg(long, value_name = "FILE")]
+    pub ranks: Option<PathBuf>,
+
+    /// Agents to report, a comma list or @FILE (default: every agent of the agents table).
+    #[arg(long, value_name = "LIST|@FILE")]
+    pub agents: Option<String>,
+
+    /// No summary on stderr.
+    #[arg(long, short)]
+    pub quiet: bool,
 }
 
 const RUN_AFTER_HELP: &str = "\

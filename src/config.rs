@@ -187,6 +187,8 @@ impl RunConfig {
         };
         let mut settings = Settings::default();
         settings.set("format_version", FORMAT_VERSION.to_string());
+        // documents.registrable_domain depends on the Public Suffix List compiled in.
+        settings.set("psl_version", crate::sites::psl_version());
         settings.set(
             "inputs",
             format!(

@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 use clap::Parser;
-use robots_census::cli::{Args, Command, RunArgs};
+use robots_census::cli::{Args, Command, RunArgs, SitesArgs};
 use robots_census::config::RunConfig;
 use robots_census::pipeline::{self, PipelineError, INTERRUPTED};
 
@@ -14,6 +14,37 @@ fn main() -> ExitCode {
         Command::Check(a) => robots_census::check::check(a),
         Command::Lint(a) => robots_census::check::lint(a),
         Command::Status(a) => robots_census::status::status(a),
+        Command::Sites(a) => sites(a),
+    }
+}
+
+/// Exit codes of `sites`: see `SITES_AFTER_HELP` in cli.rs.
+fn sites(args: &SitesArgs) -> ExitCode {
+    let options = match robots_census::sites::Options::from_args(args) {
+        Ok(options) => options,
+        Err(e) => {
+            eprintln!("robots-census: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    match robots_census::sites::run(&options) {
+        Ok(report) => {
+            for warning in &report.warnings {
+                eprintln!("robots-census: warning: {warning}");
+            }
+            if !args.quiet {
+                eprint!("{}", report.render());
+            }
+            if report.warnings.is_empty() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            }
+        }
+        Err(e) => {
+            eprintln!("robots-census: {e}");
+            ExitCode::from(2)
+        }
     }
 }
 

@@ -107,6 +107,8 @@ pub(crate) fn parse_head(head: &[u8], offset: u64, cap: &mut Capture) -> Coding 
             set_text(&mut cap.crawler_transfer_encoding, value);
         } else if name.eq_ignore_ascii_case(b"x-crawler-content-length") {
             set_text(&mut cap.crawler_content_length, value);
+        } else if name.eq_ignore_ascii_case(b"location") {
+            set_text(&mut cap.http_location, value);
         }
     }
     coding

@@ -84,6 +84,8 @@ pub struct Capture {
     pub crawler_transfer_encoding: String,
     /// `X-Crawler-Content-Length`.
     pub crawler_content_length: String,
+    /// HTTP `Location` header as sent (a redirect's target, possibly relative); empty when absent.
+    pub http_location: String,
     /// Decoded payload, at most [`crate::limits::BODY_KEEP_CAP`] bytes.
     pub body: Vec<u8>,
     /// Full decoded payload size seen (counted past the cap). When content-decoding
@@ -117,6 +119,7 @@ impl Capture {
         self.crawler_content_encoding.clear();
         self.crawler_transfer_encoding.clear();
         self.crawler_content_length.clear();
+        self.http_location.clear();
         self.body.clear();
         self.body_size = 0;
         self.body_size_is_lower_bound = false;

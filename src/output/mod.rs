@@ -68,7 +68,7 @@ pub const ROW_GROUP_ROWS: usize = 128 * 1024;
 
 /// Writer properties of a table: zstd, and per column the dictionary and
 /// statistics its [`schema::Layout`] calls for.
-fn properties(table: Table) -> WriterProperties {
+pub(crate) fn properties(table: Table) -> WriterProperties {
     let mut builder = WriterProperties::builder()
         .set_compression(Compression::ZSTD(ZstdLevel::try_new(1).unwrap_or_default()))
         .set_created_by(concat!("robots-census ", env!("CARGO_PKG_VERSION")).to_owned());

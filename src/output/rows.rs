@@ -12,7 +12,7 @@ use arrow_array::{Array, ArrayRef, RecordBatch, StringArray};
 
 use crate::limits::EXCERPT_LEN;
 use crate::robots::model::lossy_text;
-use crate::robots::{AgentSummary, Finding, RobotsTxt, Verdict};
+use crate::robots::{AgentSummary, Finding, ProbeClass, RobotsTxt, RuleSetClass, Verdict};
 
 use super::schema::{Table, TableSet};
 
@@ -73,6 +73,9 @@ pub struct DocInfo<'a> {
     pub body_size: u64,
     pub body_size_is_lower_bound: bool,
     pub content_sha1: Option<String>,
+    pub registrable_domain: Option<&'a str>,
+    pub location: Option<String>,
+    pub is_robots_url: bool,
 }
 
 /// An input problem, as the `errors` table records it.
@@ -89,9 +92,13 @@ pub struct Problem<'a> {
 #[derive(Debug, Clone, Copy)]
 pub struct AgentRow<'a> {
     pub agent: &'a str,
+    pub host: &'a str,
     pub summary: Option<AgentSummary>,
     pub root_allowed: Option<bool>,
     pub classification: &'static str,
+    /// `None` when the body was not parsed.
+    pub probe_class: Option<ProbeClass>,
+    pub cc_class: Option<RuleSetClass>,
 }
 
 fn opt_str(s: &str) -> Option<&str> {
@@ -144,6 +151,9 @@ struct Documents {
     n_sitemaps: Int32Builder,
     n_other: Int32Builder,
     n_findings: Int32Builder,
+    registrable_domain: StringBuilder,
+    location: StringBuilder,
+    is_robots_url: BooleanBuilder,
 }
 
 impl Documents {
@@ -220,6 +230,10 @@ impl Documents {
         for (i, builder) in builders.into_iter().enumerate() {
             builder.append_option(counts.map(|c| to_i32(c[i])));
         }
+        self.registrable_domain
+            .append_option(info.registrable_domain);
+        self.location.append_option(info.location.as_deref());
+        self.is_robots_url.append_value(info.is_robots_url);
     }
 
     fn finish(&mut self) -> Vec<ArrayRef> {
@@ -260,6 +274,9 @@ impl Documents {
             Arc::new(self.n_sitemaps.finish()),
             Arc::new(self.n_other.finish()),
             Arc::new(self.n_findings.finish()),
+            Arc::new(self.registrable_domain.finish()),
+            Arc::new(self.location.finish()),
+            Arc::new(self.is_robots_url.finish()),
         ]
     }
 }
@@ -545,6 +562,9 @@ struct Agents {
     n_allow: Int32Builder,
     n_disallow: Int32Builder,
     classification: StringBuilder,
+    host: StringBuilder,
+    probe_class: StringBuilder,
+    cc_class: StringBuilder,
 }
 
 impl Agents {
@@ -560,6 +580,11 @@ impl Agents {
         self.n_disallow
             .append_value(to_i32(summary.map_or(0, |s| s.disallow_rules)));
         self.classification.append_value(row.classification);
+        self.host.append_option(opt_str(row.host));
+        self.probe_class
+            .append_option(row.probe_class.map(ProbeClass::as_str));
+        self.cc_class
+            .append_option(row.cc_class.map(RuleSetClass::as_str));
     }
 
     fn finish(&mut self) -> Vec<ArrayRef> {
@@ -571,6 +596,9 @@ impl Agents {
             Arc::new(self.n_allow.finish()),
             Arc::new(self.n_disallow.finish()),
             Arc::new(self.classification.finish()),
+            Arc::new(self.host.finish()),
+            Arc::new(self.probe_class.finish()),
+            Arc::new(self.cc_class.finish()),
         ]
     }
 }

@@ -15,9 +15,14 @@ pub enum Table {
     Errors,
     Verdicts,
     Agents,
+    /// Written by `robots-census sites`, not by `run`.
+    Sites,
+    /// The ranked host list `sites --ranks` stores in the dataset.
+    Ranks,
 }
 
 impl Table {
+    /// The tables `run` writes.
     pub const ALL: [Table; 7] = [
         Table::Documents,
         Table::Groups,
@@ -28,6 +33,9 @@ impl Table {
         Table::Agents,
     ];
 
+    /// Tables derived from the run's tables by later steps (`sites`).
+    pub const DERIVED: [Table; 2] = [Table::Sites, Table::Ranks];
+
     pub fn name(self) -> &'static str {
         match self {
             Table::Documents => "documents",
@@ -37,6 +45,8 @@ impl Table {
             Table::Errors => "errors",
             Table::Verdicts => "verdicts",
             Table::Agents => "agents",
+            Table::Sites => "sites",
+            Table::Ranks => "ranks",
         }
     }
 
@@ -49,6 +59,8 @@ impl Table {
             Table::Errors => "Lint findings of the engine (origin = lint) and input problems of the pipeline (origin = input).",
             Table::Verdicts => "One row per (document, agent, URL) asked: robots.cc's answer from the parsed model.",
             Table::Agents => "One row per (document, agent): how the document treats that crawler.",
+            Table::Sites => "One row per (crawl, site, agent): the capture that decides for the site in that crawl, and what it says (robots-census sites).",
+            Table::Ranks => "The ranked host list given to `sites --ranks`, one row per host.",
         }
     }
 
@@ -61,6 +73,8 @@ impl Table {
             Table::Errors => ERRORS,
             Table::Verdicts => VERDICTS,
             Table::Agents => AGENTS,
+            Table::Sites => SITES,
+            Table::Ranks => RANKS,
         }
     }
 
@@ -73,14 +87,15 @@ impl Table {
 /// Which tables a run writes. `documents` and `errors` are always in it: every
 /// other table joins on `documents.doc_id`, and input problems must not be lost.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct TableSet(u8);
+pub struct TableSet(u16);
 
 impl TableSet {
     pub const ALL: TableSet = TableSet((1 << Table::ALL.len()) - 1);
-    const REQUIRED: TableSet = TableSet((1 << Table::Documents as u8) | (1 << Table::Errors as u8));
+    const REQUIRED: TableSet =
+        TableSet((1 << Table::Documents as u16) | (1 << Table::Errors as u16));
 
     pub fn contains(self, table: Table) -> bool {
-        self.0 & (1 << table as u8) != 0
+        self.0 & (1 << table as u16) != 0
     }
 
     /// The names of the tables in the set, in [`Table::ALL`] order.
@@ -96,11 +111,12 @@ impl TableSet {
     pub fn parse(list: &str) -> Result<TableSet, String> {
         let mut set = TableSet::REQUIRED;
         for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+            // Only the run's tables: derived ones are written by their own step.
             let table = Table::ALL
                 .into_iter()
                 .find(|t| t.name() == name)
                 .ok_or_else(|| name.to_owned())?;
-            set.0 |= 1 << table as u8;
+            set.0 |= 1 << table as u16;
         }
         Ok(set)
     }
@@ -293,6 +309,9 @@ pub const DOCUMENTS: &[Column] = &[
     col("n_sitemaps", Int32, true, "Sitemap lines."),
     col("n_other", Int32, true, "Other directive lines (crawl-delay, host, unknown keys...)."),
     col("n_findings", Int32, true, "Lint findings kept for the document (at most 100 per code)."),
+    col("registrable_domain", Utf8, true, "Registrable domain of the URL's host (Public Suffix List, see psl_version in the manifest): shop.example.co.uk -> example.co.uk; null for IP addresses and bare public suffixes.").distinct(),
+    col("location", Utf8, true, "3xx responses: the Location header resolved to an absolute URL against the capture's URL; null otherwise or when it does not resolve.").distinct(),
+    col("is_robots_url", Bool, false, "The URL is http(s) with the path exactly /robots.txt and no query (Common Crawl's selection of robots.txt captures)."),
     CRAWL,
 ];
 
@@ -428,7 +447,42 @@ pub const AGENTS: &[Column] = &[
     col("n_allow", Int32, false, "Non-empty allow rules that apply to the agent."),
     col("n_disallow", Int32, false, "Non-empty disallow rules that apply to the agent."),
     col("classification", Utf8, false, "full_disallow, partial_disallow, allowed, no_robots (4xx but 429), unreachable (5xx, 429: RFC 9309 disallow-all), redirect (3xx) or unknown (revisit, no status)."),
+    col("host", Utf8, true, "URL host of the document, as documents.host (so this table can be used alone).").distinct(),
+    col("probe_class", Utf8, true, "The Somesite study's reading of robots.cc's verdicts: full, partial or none from probing '/', every allow/disallow path of the file (one trailing '$' dropped) and a dummy path; null when the body was not parsed."),
+    col("cc_class", Utf8, true, "Common Crawl's exact-rule-set class of the rules that apply to the agent (its groups, else '*'): disallow_all ({Disallow: /}), allow_all ({Allow: /}, {Allow: *}, {Allow: /*}, {Allow: }, {Disallow: } or none), allow_part, or not_addressed (no group for it nor '*'); null when the body was not parsed."),
     CRAWL,
+];
+
+pub const SITES: &[Column] = &[
+    col("site", Utf8, false, "The site: the host name, the host name without a leading www., or the registrable domain (see site_key).").distinct(),
+    col("agent", Utf8, false, "Crawler product token (as in the agents table)."),
+    col("status_class", Utf8, false, "Common Crawl's eight classes: No robots.txt capture, HTTP forbidden, HTTP defer visits, HTTP allow all, HTTP redirect not resolved, MIME not a robots.txt, Robots.txt no rules, Robots.txt with rules."),
+    col("google_class", Utf8, true, "full, partial or none: agents.probe_class of the deciding capture when it is a success; else what its status means under status_semantics (allow all and unresolved redirects: none; forbidden, defer visits: full); null without a capture."),
+    col("root_allowed", Bool, true, "robots.cc allows '/' for the agent on the deciding capture; null when it is not a success."),
+    col("cc_class", Utf8, true, "agents.cc_class of the deciding capture; null when it is not a success."),
+    col("named", Bool, false, "A group of the deciding capture names the agent (false when it is not a success)."),
+    col("doc_id", Uuid, true, "documents.doc_id of the deciding capture (after redirects); null without a capture."),
+    col("url", Utf8, true, "URL of the deciding capture.").distinct(),
+    col("start_url", Utf8, true, "The site's robots.txt URL whose redirect chain led to the deciding capture.").distinct(),
+    col("http_status", Int32, true, "HTTP status of the deciding capture."),
+    col("redirect_hops", Int32, false, "Redirects followed from start_url to the deciding capture (at most 5)."),
+    col("captures", Int32, false, "The site's robots.txt URLs in the crawl (latest capture per URL), over http/https/ports and, by site_key, hosts."),
+    col("rank", Int64, true, "Best rank of the site's hosts in the --ranks list; null when unranked or without --ranks."),
+    col("top_k", Utf8, true, "Smallest top-k stratum holding the rank: 1k, 10k, 50k, 100k, 1M, or 2M (any rank above 1M); strata are cumulative (rank <= k)."),
+    col("site_key", Utf8, false, "The --site-key used: host, host-nowww or registrable-domain."),
+    col("status_semantics", Utf8, false, "The --status-semantics used: rfc9309 or ccbot."),
+    col("crawl", Utf8, false, "Crawl (documents.crawl): sites are decided one crawl at a time. Also the partition directory crawl=<value>.").per_file(),
+];
+
+pub const RANKS: &[Column] = &[
+    col("rank", Int64, false, "Rank in the list (1 = top)."),
+    col(
+        "host",
+        Utf8,
+        false,
+        "Host name, lower-cased; its best (lowest) rank when listed twice.",
+    )
+    .distinct(),
 ];
 
 /// `schemas/<table>.json`: the published form of a table's schema.

@@ -8,6 +8,7 @@ use crate::input::{Capture, CaptureKind, InputProblem};
 use crate::output::rows::DocId;
 use crate::output::{authority, url_parts, AgentRow, Batches, DocInfo, Problem, Table};
 use crate::robots::{RobotsTxt, UrlPath, Verdict};
+use crate::sites::urls;
 use crate::verdicts::{classification, status_class, StatusOutcome};
 
 /// `doc_id`: the first 128 bits of SHA-1(source, NUL, stream offset). Stable for the
@@ -92,6 +93,13 @@ pub fn document(
         content_sha1: has_body.then(|| {
             sha1_hex(&capture.body[..capture.body.len().min(crate::limits::ROBOTS_PARSE_CAP)])
         }),
+        registrable_domain: urls::registrable_domain(&host),
+        location: capture
+            .http_status
+            .is_some_and(|s| (300..400).contains(&s))
+            .then(|| urls::resolve_location(&capture.target_uri, &capture.http_location))
+            .flatten(),
+        is_robots_url: urls::is_robots_url(&capture.target_uri),
     };
     for warning in &capture.warnings {
         batches.problem(&problem_row(source, Some(doc_id), warning));
@@ -101,9 +109,12 @@ pub fn document(
         for agent in &config.agents {
             let row = AgentRow {
                 agent,
+                host: &host,
                 summary: None,
                 root_allowed: None,
                 classification: outcome.classification(),
+                probe_class: None,
+                cc_class: None,
             };
             batches.agent(doc_id, &row);
         }
@@ -113,7 +124,7 @@ pub fn document(
     batches.document(&info, Some(&doc));
     if batches.wants(Table::Verdicts) || batches.wants(Table::Agents) {
         let urls = config.urls.urls_for(&scheme, &authority(&host, port));
-        ask_agents(config, doc_id, &doc, &urls, batches);
+        ask_agents(config, doc_id, &host, &doc, &urls, batches);
     }
     doc.findings.len()
 }
@@ -124,12 +135,16 @@ pub fn document(
 fn ask_agents(
     config: &RunConfig,
     doc_id: DocId,
+    host: &str,
     doc: &RobotsTxt<'_>,
     urls: &[String],
     batches: &mut Batches,
 ) {
     let paths: Vec<UrlPath<'_>> = urls.iter().map(|u| UrlPath::new(u.as_bytes())).collect();
     let root = paths.iter().position(|p| p.as_bytes() == b"/");
+    // The agents table's readings; the probe paths are built only if an agent needs them.
+    let wants_classes = batches.wants(Table::Agents);
+    let probes = doc.probes();
     let answer = |agent: &str| {
         let verdicts: Vec<Verdict<'_>> = paths
             .iter()
@@ -141,12 +156,19 @@ fn ask_agents(
         };
         let summary = doc.agent_summary(agent.as_bytes());
         let class = classification(&summary, root_allowed);
-        (verdicts, summary, root_allowed, class)
+        let classes = wants_classes.then(|| {
+            (
+                doc.probe_class(agent.as_bytes(), &probes).1,
+                doc.rule_set_class(agent.as_bytes()),
+            )
+        });
+        (verdicts, summary, root_allowed, class, classes)
     };
     let mut unnamed = None;
     for agent in &config.agents {
         let named;
-        let (verdicts, summary, root_allowed, class) = if doc.names_agent(agent.as_bytes()) {
+        let (verdicts, summary, root_allowed, class, classes) = if doc.names_agent(agent.as_bytes())
+        {
             named = answer(agent);
             &named
         } else {
@@ -159,9 +181,12 @@ fn ask_agents(
             doc_id,
             &AgentRow {
                 agent,
+                host,
                 summary: Some(*summary),
                 root_allowed: Some(*root_allowed),
                 classification: class,
+                probe_class: classes.map(|c| c.0),
+                cc_class: classes.map(|c| c.1),
             },
         );
     }

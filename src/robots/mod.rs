@@ -18,6 +18,7 @@
 //! ```
 
 pub mod agent;
+pub mod classify;
 pub mod lint;
 pub mod matcher;
 pub mod model;
@@ -26,6 +27,7 @@ pub mod pattern;
 pub mod tokenize;
 pub mod url;
 
+pub use classify::{ProbeClass, Probes, RuleSetClass, DUMMY_PROBE_PATH};
 pub use lint::{Code, Finding, Severity};
 pub use matcher::{AgentSummary, Scope, Verdict};
 pub use model::{

@@ -27,6 +27,11 @@ impl<'a> UrlPath<'a> {
     pub fn as_bytes(&self) -> &[u8] {
         &self.0
     }
+
+    /// The same path, owning its bytes.
+    pub fn into_owned(self) -> UrlPath<'static> {
+        UrlPath(Cow::Owned(self.0.into_owned()))
+    }
 }
 
 fn find_any(hay: &[u8], from: usize, set: &[u8]) -> Option<usize> {

@@ -12,4 +12,5 @@ mod pipeline;
 mod queries;
 mod remote;
 mod schema;
+mod sites;
 mod support;

@@ -1,0 +1,307 @@
+//! Two per-agent readings of a parsed robots.txt that published studies use, both
+//! computed from the model (no re-parsing):
+//!
+//! - [`ProbeClass`], the "Somesite I Used To Crawl" study's (IMC 2025): ask robots.cc
+//!   about `/`, about every path named in an allow/disallow line (one trailing `$`
+//!   dropped) and about a dummy path; `/` allowed and some probe disallowed is
+//!   partial, none disallowed is none; `/` disallowed and some probe allowed is
+//!   partial, otherwise full.
+//! - [`RuleSetClass`], Common Crawl's robotstxt-experiments': the exact set of
+//!   (directive, value) rules of the groups that apply to the agent (those naming
+//!   it, else the `*` groups) compared with `{Disallow: /}` (disallow all) and the
+//!   rule sets that allow everything.
+
+use super::model::{Group, RobotsTxt, Rule, RuleKind};
+use super::url::UrlPath;
+
+/// The dummy path the Somesite study adds to its probes, so that a file allowing
+/// only `/$` is not read as allowing everything.
+pub const DUMMY_PROBE_PATH: &[u8] = b"/dummy-testing-path-54321";
+
+/// The Somesite study's full / partial / none reading of one agent's verdicts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProbeClass {
+    Full,
+    Partial,
+    None,
+}
+
+impl ProbeClass {
+    pub const ALL: [ProbeClass; 3] = [ProbeClass::Full, ProbeClass::Partial, ProbeClass::None];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProbeClass::Full => "full",
+            ProbeClass::Partial => "partial",
+            ProbeClass::None => "none",
+        }
+    }
+}
+
+/// Common Crawl's exact-rule-set class of one agent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RuleSetClass {
+    /// The applicable rules are exactly `{Disallow: /}`.
+    DisallowAll,
+    /// Exactly one of `{Allow: /}`, `{Allow: *}`, `{Allow: /*}`, `{Allow: }`,
+    /// `{Disallow: }`, or no rule at all in the applicable groups.
+    AllowAll,
+    /// Any other rule set.
+    AllowPart,
+    /// No group names the agent and there is no `*` group.
+    NotAddressed,
+}
+
+impl RuleSetClass {
+    pub const ALL: [RuleSetClass; 4] = [
+        RuleSetClass::DisallowAll,
+        RuleSetClass::AllowAll,
+        RuleSetClass::AllowPart,
+        RuleSetClass::NotAddressed,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RuleSetClass::DisallowAll => "disallow_all",
+            RuleSetClass::AllowAll => "allow_all",
+            RuleSetClass::AllowPart => "allow_part",
+            RuleSetClass::NotAddressed => "not_addressed",
+        }
+    }
+}
+
+/// Values whose single rule, as an Allow, allows everything (Common Crawl's list).
+const ALLOW_ALL_VALUES: [&[u8]; 4] = [b"/", b"*", b"/*", b""];
+
+/// The probe paths of one document, built the first time an agent needs them:
+/// most agents are decided without probing.
+pub struct Probes<'d, 'a> {
+    doc: &'d RobotsTxt<'a>,
+    paths: std::cell::OnceCell<Vec<UrlPath<'static>>>,
+}
+
+impl Probes<'_, '_> {
+    pub fn paths(&self) -> &[UrlPath<'static>] {
+        self.paths.get_or_init(|| self.doc.probe_paths())
+    }
+}
+
+impl<'a> RobotsTxt<'a> {
+    /// The lazily built [`RobotsTxt::probe_paths`] of this document.
+    pub fn probes(&self) -> Probes<'_, 'a> {
+        Probes {
+            doc: self,
+            paths: std::cell::OnceCell::new(),
+        }
+    }
+
+    /// The probe URLs of the Somesite reading, the same for every agent: `/`, then
+    /// each distinct non-empty allow/disallow value in file order (one trailing `$`
+    /// dropped), then [`DUMMY_PROBE_PATH`]. Each value is appended to a site root
+    /// (`http://h`) and reduced as robots.cc reduces URLs, as the study did.
+    pub fn probe_paths(&self) -> Vec<UrlPath<'static>> {
+        let mut seen = std::collections::HashSet::new();
+        let mut probes = Vec::new();
+        let mut push = |path: UrlPath<'static>| {
+            if seen.insert(path.as_bytes().to_vec()) {
+                probes.push(path);
+            }
+        };
+        push(UrlPath::new(b"/"));
+        for rule in &self.rules {
+            let value = rule.value.strip_suffix(b"$").unwrap_or(rule.value);
+            if value.is_empty() {
+                continue;
+            }
+            let mut url = b"http://h".to_vec();
+            url.extend_from_slice(value);
+            push(UrlPath::new(&url).into_owned());
+        }
+        push(UrlPath::new(DUMMY_PROBE_PATH));
+        probes
+    }
+
+    /// Whether robots.cc allows `/` for `agent`, and the Somesite class over
+    /// `probes` (the paths are built on first use; `/` among them is skipped).
+    pub fn probe_class(&self, agent: &[u8], probes: &Probes<'_, '_>) -> (bool, ProbeClass) {
+        let root = self.verdict(agent, b"/").allowed;
+        let Some(rules) = self.applicable_rules(agent) else {
+            return (root, ProbeClass::None);
+        };
+        // Shortcuts that need no probe (most files): nothing can be disallowed without
+        // a non-empty disallow rule; nothing is allowed when a disallow rule matches
+        // every path (all probes start with '/') and no non-empty allow rule exists.
+        let (mut allow, mut disallow, mut everything) = (false, false, false);
+        for rule in rules.filter(|r| !r.pattern.is_empty()) {
+            match rule.kind {
+                RuleKind::Allow => allow = true,
+                RuleKind::Disallow => {
+                    disallow = true;
+                    everything |= matches!(&*rule.pattern, b"/" | b"*" | b"/*");
+                }
+            }
+        }
+        if root && !disallow {
+            return (root, ProbeClass::None);
+        }
+        if !root && !allow && everything {
+            return (root, ProbeClass::Full);
+        }
+        let mut other = probes.paths().iter().filter(|p| p.as_bytes() != b"/");
+        let class = match (
+            root,
+            other.any(|p| self.verdict_for_path(agent, p).allowed != root),
+        ) {
+            (_, true) => ProbeClass::Partial,
+            (true, false) => ProbeClass::None,
+            (false, false) => ProbeClass::Full,
+        };
+        (root, class)
+    }
+
+    /// The rules of the groups robots.cc applies to `agent`: those naming it
+    /// (merged), else the `*` groups; `None` when no group applies.
+    fn applicable_rules<'s>(
+        &'s self,
+        agent: &'s [u8],
+    ) -> Option<impl Iterator<Item = &'s Rule<'a>> + 's> {
+        let named = self.names_agent(agent);
+        if !named && !self.has_star_group() {
+            return None;
+        }
+        let applies = move |group: &&Group| {
+            if named {
+                self.group_agents(group).iter().any(|a| a.names(agent))
+            } else {
+                group.has_star
+            }
+        };
+        Some(
+            self.groups
+                .iter()
+                .filter(applies)
+                .flat_map(|g| self.group_rules(g)),
+        )
+    }
+
+    /// Common Crawl's exact-rule-set class of `agent`, over the groups robots.cc
+    /// applies to it (groups naming it, merged; else the `*` groups). Repeated rules
+    /// count once: the rule set is a set.
+    pub fn rule_set_class(&self, agent: &[u8]) -> RuleSetClass {
+        let Some(applicable) = self.applicable_rules(agent) else {
+            return RuleSetClass::NotAddressed;
+        };
+        let mut rules: Vec<(RuleKind, &[u8])> = applicable.map(|r| (r.kind, r.value)).collect();
+        rules.sort_unstable();
+        rules.dedup();
+        match rules.as_slice() {
+            [] => RuleSetClass::AllowAll,
+            [(RuleKind::Disallow, b"/")] => RuleSetClass::DisallowAll,
+            [(RuleKind::Disallow, b"")] => RuleSetClass::AllowAll,
+            [(RuleKind::Allow, v)] if ALLOW_ALL_VALUES.contains(v) => RuleSetClass::AllowAll,
+            _ => RuleSetClass::AllowPart,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn probe(body: &str, agent: &str) -> (bool, ProbeClass) {
+        let doc = RobotsTxt::parse(body.as_bytes());
+        doc.probe_class(agent.as_bytes(), &doc.probes())
+    }
+
+    #[test]
+    fn somesite_probe_classes() {
+        let all = "User-agent: GPTBot\nDisallow: /\n";
+        assert_eq!(probe(all, "GPTBot"), (false, ProbeClass::Full));
+        assert_eq!(probe(all, "CCBot"), (true, ProbeClass::None));
+        let except = "User-agent: *\nDisallow: /\nAllow: /public\n";
+        assert_eq!(probe(except, "GPTBot"), (false, ProbeClass::Partial));
+        let part = "User-agent: *\nDisallow: /private/\n";
+        assert_eq!(probe(part, "GPTBot"), (true, ProbeClass::Partial));
+        // Allow wins the tie: nothing is disallowed for a probe.
+        let tie = "User-agent: *\nDisallow: /x\nAllow: /x\n";
+        assert_eq!(probe(tie, "GPTBot"), (true, ProbeClass::None));
+        // Only `/$` allowed: the dummy path shows the rest is disallowed.
+        let root_only = "User-agent: *\nAllow: /$\nDisallow: /\n";
+        assert_eq!(probe(root_only, "GPTBot"), (true, ProbeClass::Partial));
+        // No group applies: nothing is restricted.
+        assert_eq!(
+            probe("User-agent: CCBot\nDisallow: /\n", "GPTBot"),
+            (true, ProbeClass::None)
+        );
+    }
+
+    #[test]
+    fn probe_paths_drop_one_dollar_and_repeat_nothing() {
+        let doc = RobotsTxt::parse(
+            b"Disallow: /early\nUser-agent: *\nDisallow: /a$\nAllow: /a\nDisallow:\nDisallow: *.pdf\n",
+        );
+        let paths: Vec<Vec<u8>> = doc
+            .probe_paths()
+            .iter()
+            .map(|p| p.as_bytes().to_vec())
+            .collect();
+        // `*.pdf` has no leading '/': appended to the root it is part of the host, so `/`.
+        let want: Vec<&[u8]> = vec![b"/", b"/early", b"/a", DUMMY_PROBE_PATH];
+        assert_eq!(paths, want);
+    }
+
+    #[test]
+    fn common_crawl_rule_set_classes() {
+        let class = |body: &str, agent: &str| {
+            RobotsTxt::parse(body.as_bytes()).rule_set_class(agent.as_bytes())
+        };
+        assert_eq!(
+            class("User-agent: GPTBot\nDisallow: /\n", "GPTBot"),
+            RuleSetClass::DisallowAll
+        );
+        assert_eq!(
+            class("User-agent: GPTBot\nDisallow: /\nDisallow: /\n", "GPTBot"),
+            RuleSetClass::DisallowAll
+        );
+        assert_eq!(
+            class("User-agent: GPTBot\nDisallow: /\nAllow: /a\n", "GPTBot"),
+            RuleSetClass::AllowPart
+        );
+        for allow in ["Allow: /", "Allow: *", "Allow: /*", "Allow:", "Disallow:"] {
+            let body = format!("User-agent: GPTBot\n{allow}\n");
+            assert_eq!(class(&body, "GPTBot"), RuleSetClass::AllowAll, "{allow}");
+        }
+        assert_eq!(
+            class("User-agent: *\nDisallow: /\n", "GPTBot"),
+            RuleSetClass::DisallowAll
+        );
+        assert_eq!(
+            class("User-agent: CCBot\nDisallow: /\n", "GPTBot"),
+            RuleSetClass::NotAddressed
+        );
+        // A named group hides `*`, even an empty one...
+        assert_eq!(
+            class(
+                "User-agent: *\nDisallow: /\n\nUser-agent: GPTBot\n",
+                "GPTBot"
+            ),
+            RuleSetClass::AllowAll
+        );
+        // ... but a crawl-delay does not end a run of user-agent lines: one group.
+        assert_eq!(
+            class(
+                "User-agent: GPTBot\nCrawl-delay: 5\n\nUser-agent: *\nDisallow: /\n",
+                "GPTBot"
+            ),
+            RuleSetClass::DisallowAll
+        );
+        // Groups naming the agent merge.
+        assert_eq!(
+            class(
+                "User-agent: GPTBot\nDisallow: /\n\nUser-agent: GPTBot\nAllow: /x\n",
+                "GPTBot"
+            ),
+            RuleSetClass::AllowPart
+        );
+    }
+}

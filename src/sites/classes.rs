@@ -1,0 +1,254 @@
+//! The definitions the site step applies, each from its source: what a status
+//! means (`--status-semantics`), Common Crawl's MIME filter and its eight status
+//! classes with their precedence, and the top-k strata of a rank.
+
+/// What HTTP statuses of robots.txt fetches mean (`sites --status-semantics`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum StatusSemantics {
+    /// RFC 9309 section 2.3.1: 2xx success; 3xx redirect; 429 and 5xx unreachable
+    /// (disallow all); every other status (4xx) unavailable (allow all).
+    #[default]
+    Rfc9309,
+    /// Common Crawl's crawler and robotstxt-experiments: 200 success; 3xx redirect;
+    /// 403 forbidden (keep out); 429 and 5xx defer visits; every other status
+    /// (400, 401, 404, 410, other 2xx ...) allow all.
+    Ccbot,
+}
+
+impl StatusSemantics {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StatusSemantics::Rfc9309 => "rfc9309",
+            StatusSemantics::Ccbot => "ccbot",
+        }
+    }
+
+    /// What a capture's status means. No status (a CSV row of bodies) is a success.
+    pub fn fetch(self, status: Option<u16>) -> Fetch {
+        let Some(status) = status else {
+            return Fetch::Success;
+        };
+        match (self, status) {
+            (StatusSemantics::Rfc9309, 200..=299) | (StatusSemantics::Ccbot, 200) => Fetch::Success,
+            (_, 300..=399) => Fetch::Redirect,
+            (StatusSemantics::Ccbot, 403) => Fetch::Forbidden,
+            (_, 429 | 500..=599) => Fetch::Defer,
+            _ => Fetch::AllowAll,
+        }
+    }
+}
+
+/// A fetch outcome, in Common Crawl's order of precedence between the captures
+/// of one site: success > allow all > forbidden > defer > redirect not resolved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Fetch {
+    Success,
+    AllowAll,
+    Forbidden,
+    Defer,
+    Redirect,
+}
+
+/// Common Crawl's eight status classes of a site, under their published names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum StatusClass {
+    NoCapture,
+    Forbidden,
+    Defer,
+    AllowAll,
+    RedirectNotResolved,
+    MimeNotRobots,
+    NoRules,
+    WithRules,
+}
+
+impl StatusClass {
+    pub const ALL: [StatusClass; 8] = [
+        StatusClass::NoCapture,
+        StatusClass::Forbidden,
+        StatusClass::Defer,
+        StatusClass::AllowAll,
+        StatusClass::RedirectNotResolved,
+        StatusClass::MimeNotRobots,
+        StatusClass::NoRules,
+        StatusClass::WithRules,
+    ];
+
+    /// The column names of Common Crawl's `robotstxt-status-counts-topk.csv`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StatusClass::NoCapture => "No robots.txt capture",
+            StatusClass::Forbidden => "HTTP forbidden",
+            StatusClass::Defer => "HTTP defer visits",
+            StatusClass::AllowAll => "HTTP allow all",
+            StatusClass::RedirectNotResolved => "HTTP redirect not resolved",
+            StatusClass::MimeNotRobots => "MIME not a robots.txt",
+            StatusClass::NoRules => "Robots.txt no rules",
+            StatusClass::WithRules => "Robots.txt with rules",
+        }
+    }
+
+    /// The class of a resolved fetch (a redirect here is one that was not resolved).
+    pub fn of(fetch: Fetch, mime_ok: bool, has_rules: bool) -> StatusClass {
+        match fetch {
+            Fetch::Success if !mime_ok => StatusClass::MimeNotRobots,
+            Fetch::Success if has_rules => StatusClass::WithRules,
+            Fetch::Success => StatusClass::NoRules,
+            Fetch::AllowAll => StatusClass::AllowAll,
+            Fetch::Forbidden => StatusClass::Forbidden,
+            Fetch::Defer => StatusClass::Defer,
+            Fetch::Redirect => StatusClass::RedirectNotResolved,
+        }
+    }
+
+    /// What a status that was not parsed means for every agent (`sites.google_class`):
+    /// allow all and unresolved redirects (RFC 9309 section 2.3.1.2: after five
+    /// hops the file may be taken as unavailable) allow everything; forbidden and
+    /// defer visits keep the crawler out.
+    pub fn status_meaning(self) -> Option<&'static str> {
+        match self {
+            StatusClass::AllowAll | StatusClass::RedirectNotResolved => Some("none"),
+            StatusClass::Forbidden | StatusClass::Defer => Some("full"),
+            _ => None,
+        }
+    }
+}
+
+/// Common Crawl's MIME filter for a successful robots.txt fetch
+/// (robotstxt-experiments `is_robotstxt_mime_type`): the detected MIME type
+/// (WARC-Identified-Payload-Type) must start with `text/` but not be `text/html`,
+/// or be `message/rfc822` or `plain/text`; without one, the Content-Type must
+/// contain `text` not followed by `/html` (or be absent).
+pub fn robots_mime(detected: Option<&str>, content_type: Option<&str>) -> bool {
+    let detected = detected
+        .map(|d| {
+            d.split(';')
+                .next()
+                .unwrap_or_default()
+                .trim()
+                .to_ascii_lowercase()
+        })
+        .filter(|d| !d.is_empty());
+    if let Some(d) = detected {
+        return (d.starts_with("text/") && d != "text/html")
+            || d == "message/rfc822"
+            || d == "plain/text";
+    }
+    let Some(content_type) = content_type.filter(|c| !c.trim().is_empty()) else {
+        return true;
+    };
+    let lower = content_type.to_ascii_lowercase();
+    lower
+        .match_indices("text")
+        .any(|(i, _)| !lower[i + 4..].starts_with("/html"))
+}
+
+/// The top-k strata of Common Crawl's study, as (label, largest rank).
+pub const STRATA: [(&str, i64); 6] = [
+    ("1k", 1_000),
+    ("10k", 10_000),
+    ("50k", 50_000),
+    ("100k", 100_000),
+    ("1M", 1_000_000),
+    ("2M", i64::MAX),
+];
+
+/// The smallest stratum holding `rank`. "2M" holds every rank above 1M: Common
+/// Crawl's 2M stratum is its whole list of 2,042,066 hosts.
+pub fn top_k(rank: i64) -> &'static str {
+    STRATA
+        .iter()
+        .find(|(_, k)| rank <= *k)
+        .map_or("2M", |(label, _)| label)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn semantics_differ_only_where_the_definitions_do() {
+        use Fetch::*;
+        let cases = [
+            (Some(200), Success, Success),
+            (Some(204), Success, AllowAll),
+            (Some(301), Redirect, Redirect),
+            (Some(304), Redirect, Redirect),
+            (Some(400), AllowAll, AllowAll),
+            (Some(401), AllowAll, AllowAll),
+            (Some(403), AllowAll, Forbidden),
+            (Some(404), AllowAll, AllowAll),
+            (Some(410), AllowAll, AllowAll),
+            (Some(429), Defer, Defer),
+            (Some(500), Defer, Defer),
+            (Some(503), Defer, Defer),
+            (Some(999), AllowAll, AllowAll),
+            (None, Success, Success),
+        ];
+        for (status, rfc, cc) in cases {
+            assert_eq!(StatusSemantics::Rfc9309.fetch(status), rfc, "{status:?}");
+            assert_eq!(StatusSemantics::Ccbot.fetch(status), cc, "{status:?}");
+        }
+    }
+
+    #[test]
+    fn precedence_is_common_crawls() {
+        let mut order = [
+            Fetch::Redirect,
+            Fetch::Defer,
+            Fetch::AllowAll,
+            Fetch::Success,
+            Fetch::Forbidden,
+        ];
+        order.sort();
+        assert_eq!(
+            order,
+            [
+                Fetch::Success,
+                Fetch::AllowAll,
+                Fetch::Forbidden,
+                Fetch::Defer,
+                Fetch::Redirect
+            ]
+        );
+    }
+
+    #[test]
+    fn mime_filter() {
+        assert!(robots_mime(Some("text/plain"), Some("text/html")));
+        assert!(robots_mime(Some("text/x-robots"), None));
+        assert!(!robots_mime(Some("text/html"), Some("text/plain")));
+        assert!(!robots_mime(
+            Some("application/octet-stream"),
+            Some("text/plain")
+        ));
+        assert!(robots_mime(Some("message/rfc822"), None));
+        assert!(robots_mime(None, Some("text/plain; charset=utf-8")));
+        assert!(!robots_mime(None, Some("Text/HTML; charset=utf-8")));
+        assert!(!robots_mime(None, Some("application/json")));
+        assert!(robots_mime(None, None));
+        assert!(robots_mime(Some(""), Some("")));
+    }
+
+    #[test]
+    fn classes_and_strata() {
+        assert_eq!(
+            StatusClass::of(Fetch::Success, false, true),
+            StatusClass::MimeNotRobots
+        );
+        assert_eq!(
+            StatusClass::of(Fetch::Success, true, false),
+            StatusClass::NoRules
+        );
+        assert_eq!(
+            StatusClass::of(Fetch::Redirect, true, true),
+            StatusClass::RedirectNotResolved
+        );
+        assert_eq!(top_k(1), "1k");
+        assert_eq!(top_k(1_000), "1k");
+        assert_eq!(top_k(1_001), "10k");
+        assert_eq!(top_k(1_000_000), "1M");
+        assert_eq!(top_k(2_042_066), "2M");
+        assert_eq!(top_k(5_000_000), "2M");
+    }
+}

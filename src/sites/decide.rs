@@ -1,0 +1,241 @@
+//! Choosing the capture that decides for each site of one crawl, Common Crawl's
+//! way (robotstxt-experiments):
+//!
+//! 1. the latest capture per URL (greatest fetch time, then greatest doc_id);
+//! 2. from each of the site's `/robots.txt` URLs (http, https, ports and, by site
+//!    key, hosts), redirects followed inside the crawl for up to
+//!    [`MAX_REDIRECT_HOPS`], to any URL and across hosts; a chain that ends on a
+//!    redirect (a sixth hop, a `Location` never captured, none at all) is
+//!    "redirect not resolved";
+//! 3. between the resolved chains, success > allow all > forbidden > defer >
+//!    redirect not resolved; within a class, a success passing the MIME filter
+//!    first, then the latest capture (then the greatest doc_id); chains ending on
+//!    the same capture: the fewest hops, then the latest start.
+
+use std::cmp::Reverse;
+
+use super::classes::{Fetch, StatusSemantics};
+use super::read::{Capture, DocId, UrlKey};
+
+/// Redirect hops followed (RFC 9309 section 2.3.1.2: "at least five").
+pub const MAX_REDIRECT_HOPS: u32 = 5;
+
+/// Where one `/robots.txt` URL led.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Chain {
+    /// The capture of the site's robots.txt URL.
+    pub start: usize,
+    /// The capture the chain ended on (the start when nothing was followed).
+    pub end: usize,
+    pub hops: u32,
+    /// The end's outcome; `Redirect` means not resolved.
+    pub fetch: Fetch,
+}
+
+/// One site of the crawl: its name, how many robots.txt URLs it has, and the
+/// deciding chain, with what the rows need of its captures copied out (so the
+/// crawl's captures can be freed before the agents table is read).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Site {
+    pub name: String,
+    pub captures: u32,
+    pub chain: Chain,
+    /// doc_id of the chain's start.
+    pub start: DocId,
+    pub end: Ending,
+}
+
+/// The capture a site's chain ended on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Ending {
+    pub doc_id: DocId,
+    pub status: Option<u16>,
+    pub mime_ok: bool,
+    pub has_rules: bool,
+}
+
+/// Keeps the latest capture of each URL, sorted by URL key (for lookups).
+pub fn latest_per_url(captures: &mut Vec<Capture>) {
+    captures.sort_unstable_by_key(|c| (c.url_key, Reverse(c.fetch_time), Reverse(c.doc_id)));
+    captures.dedup_by_key(|c| c.url_key);
+}
+
+fn find(captures: &[Capture], key: UrlKey) -> Option<usize> {
+    captures.binary_search_by_key(&key, |c| c.url_key).ok()
+}
+
+/// Follows the redirects from `start`.
+pub fn follow(captures: &[Capture], start: usize, semantics: StatusSemantics) -> Chain {
+    let (mut end, mut hops) = (start, 0);
+    loop {
+        let fetch = semantics.fetch(captures[end].status);
+        if fetch != Fetch::Redirect || hops == MAX_REDIRECT_HOPS {
+            return Chain {
+                start,
+                end,
+                hops,
+                fetch,
+            };
+        }
+        let next = match captures[end].location_key {
+            0 => None,
+            key => find(captures, key),
+        };
+        match next {
+            Some(next) => {
+                end = next;
+                hops += 1;
+            }
+            None => {
+                return Chain {
+                    start,
+                    end,
+                    hops,
+                    fetch,
+                }
+            }
+        }
+    }
+}
+
+/// The deciding chain of every site with a robots.txt capture, sorted by site.
+/// `captures` must have gone through [`latest_per_url`].
+pub fn sites(captures: &[Capture], semantics: StatusSemantics) -> Vec<Site> {
+    let mut starts: Vec<(&str, usize)> = captures
+        .iter()
+        .enumerate()
+        .filter_map(|(i, c)| c.site.as_deref().map(|s| (s, i)))
+        .collect();
+    starts.sort_unstable();
+    let rank = |chain: &Chain| {
+        let (start, end) = (&captures[chain.start], &captures[chain.end]);
+        let mime_first = chain.fetch == Fetch::Success && !end.mime_ok;
+        let latest = (Reverse(end.fetch_time), Reverse(end.doc_id));
+        // Two URLs that lead to the same capture: the shorter chain, then the later start.
+        let shortest = (chain.hops, Reverse(start.fetch_time), Reverse(start.doc_id));
+        (chain.fetch, mime_first, latest, shortest)
+    };
+    let mut sites = Vec::new();
+    for group in starts.chunk_by(|a, b| a.0 == b.0) {
+        let chains = group.iter().map(|&(_, i)| follow(captures, i, semantics));
+        if let Some(best) = chains.min_by_key(rank) {
+            let end = &captures[best.end];
+            sites.push(Site {
+                name: group[0].0.to_owned(),
+                captures: u32::try_from(group.len()).unwrap_or(u32::MAX),
+                chain: best,
+                start: captures[best.start].doc_id,
+                end: Ending {
+                    doc_id: end.doc_id,
+                    status: end.status,
+                    mime_ok: end.mime_ok,
+                    has_rules: end.has_rules,
+                },
+            });
+        }
+    }
+    sites
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sites::read::url_key;
+
+    fn cap(
+        url: &str,
+        time: i64,
+        status: u16,
+        location: Option<&str>,
+        site: Option<&str>,
+    ) -> Capture {
+        Capture {
+            doc_id: (time as u128).to_be_bytes(),
+            fetch_time: time,
+            url_key: url_key(url),
+            location_key: location.map_or(0, url_key),
+            status: Some(status),
+            mime_ok: true,
+            has_rules: true,
+            site: site.map(Into::into),
+        }
+    }
+
+    fn chain_of(n: usize) -> Vec<Capture> {
+        let url = |i: usize| format!("https://h{i}.example/robots.txt");
+        let mut caps: Vec<Capture> = (0..n)
+            .map(|i| {
+                cap(
+                    &url(i),
+                    i as i64,
+                    301,
+                    Some(&url(i + 1)),
+                    (i == 0).then_some("a"),
+                )
+            })
+            .collect();
+        caps.push(cap(&url(n), 100, 200, None, None));
+        latest_per_url(&mut caps);
+        caps
+    }
+
+    #[test]
+    fn rfc_2_3_1_2_five_hops_are_followed_not_six() {
+        for (n, hops, fetch) in [
+            (1, 1, Fetch::Success),
+            (5, 5, Fetch::Success),
+            (6, 5, Fetch::Redirect),
+        ] {
+            let caps = chain_of(n);
+            let site = &sites(&caps, StatusSemantics::Rfc9309)[0];
+            assert_eq!(
+                (site.chain.hops, site.chain.fetch),
+                (hops, fetch),
+                "chain of {n}"
+            );
+        }
+    }
+
+    #[test]
+    fn latest_capture_per_url_then_precedence_across_urls() {
+        let mut caps = vec![
+            cap("http://a.example/robots.txt", 1, 200, None, Some("a")),
+            cap("http://a.example/robots.txt", 5, 503, None, Some("a")),
+            cap("https://a.example/robots.txt", 2, 404, None, Some("a")),
+            cap(
+                "https://b.example/robots.txt",
+                3,
+                302,
+                Some("https://b.example/gone"),
+                Some("b"),
+            ),
+        ];
+        latest_per_url(&mut caps);
+        assert_eq!(caps.len(), 3);
+        let sites = sites(&caps, StatusSemantics::Rfc9309);
+        assert_eq!(sites.len(), 2);
+        // The 200 was refetched as 503; the https 404 (allow all) beats defer.
+        assert_eq!((sites[0].name.as_str(), sites[0].captures), ("a", 2));
+        assert_eq!(sites[0].chain.fetch, Fetch::AllowAll);
+        // A Location never captured is not resolved.
+        assert_eq!(
+            (sites[1].chain.fetch, sites[1].chain.hops),
+            (Fetch::Redirect, 0)
+        );
+    }
+
+    #[test]
+    fn redirect_loops_stop_after_five_hops() {
+        let (a, b) = (
+            "http://l.example/robots.txt",
+            "https://l.example/robots.txt",
+        );
+        let mut caps = vec![
+            cap(a, 1, 301, Some(b), Some("l")),
+            cap(b, 2, 301, Some(a), Some("l")),
+        ];
+        latest_per_url(&mut caps);
+        let site = &sites(&caps, StatusSemantics::Ccbot)[0];
+        assert_eq!((site.chain.fetch, site.chain.hops), (Fetch::Redirect, 5));
+    }
+}

@@ -1,0 +1,384 @@
+//! The `sites` step: the run's tables in, one row per (crawl, site, agent) out.
+//!
+//! ```text
+//! <OUT>/documents/**.parquet --read (one crawl at a time)--> captures
+//!   --decide (latest per URL, redirects <= 5 hops, precedence)--> deciding capture per site
+//!   + <OUT>/agents/**.parquet (rows of the deciding captures) + --ranks
+//!   --classes (status class, Google and Common Crawl readings)--> <OUT>/sites/crawl=<CRAWL>/part-0.parquet
+//! ```
+//!
+//! Every choice a published study made differently is an option: the site key
+//! (`--site-key`), what statuses mean (`--status-semantics`), the ranked list and its
+//! top-k strata (`--ranks`, stored as `<OUT>/ranks/ranks.parquet`). The options are
+//! columns of every row, so a table says how it was made.
+
+mod classes;
+mod decide;
+mod ranks;
+mod read;
+pub mod urls;
+mod write;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+pub use classes::{StatusClass, StatusSemantics};
+pub use decide::MAX_REDIRECT_HOPS;
+pub use urls::{psl_version, SiteKey};
+
+use crate::output::Table;
+use decide::Site;
+use read::{AgentFacts, AgentRows, DocId};
+use write::{Row, SitesBuilder, TableFile};
+
+/// Errors of the site step: all end it (exit 2).
+#[derive(Debug, thiserror::Error)]
+pub enum SitesError {
+    #[error("{0} holds no documents table: run `robots-census run ... --out {0}` first")]
+    NoDocuments(PathBuf),
+    #[error("{0}: no agents table for crawl {1}: run `robots-census run` with the agents table (the default)")]
+    NoAgents(PathBuf, String),
+    #[error("--agents: {agent:?} is not in the agents table of crawl {crawl} (it has: {have})")]
+    UnknownAgent {
+        agent: String,
+        crawl: String,
+        have: String,
+    },
+    #[error("--agents: no agent tokens given")]
+    NoAgentsGiven,
+    #[error("--ranks {0}: no `rank,host` line could be read")]
+    EmptyRanks(PathBuf),
+    #[error("cannot read or write {path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("Parquet file {path}: {source}")]
+    Parquet {
+        path: PathBuf,
+        source: parquet::errors::ParquetError,
+    },
+    #[error("{path}: column {column} is missing or has an unexpected type (a table from an older robots-census? rerun `run`)")]
+    Column { path: PathBuf, column: String },
+    #[error("cannot build sites rows: {0}")]
+    Arrow(#[from] arrow_schema::ArrowError),
+}
+
+/// What `sites` was asked to do.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub out: PathBuf,
+    pub site_key: SiteKey,
+    pub semantics: StatusSemantics,
+    pub ranks: Option<PathBuf>,
+    /// Agents to report; all agents of the agents table when `None`.
+    pub agents: Option<Vec<String>>,
+}
+
+impl Options {
+    /// Validates the command line: an `--agents` list must name at least one agent.
+    pub fn from_args(args: &crate::cli::SitesArgs) -> Result<Self, SitesError> {
+        let agents = match args.agents.as_deref() {
+            None => None,
+            Some(list) => {
+                let agents: Vec<String> = match list.strip_prefix('@') {
+                    Some(file) => {
+                        let text =
+                            std::fs::read_to_string(file).map_err(|source| SitesError::Io {
+                                path: PathBuf::from(file),
+                                source,
+                            })?;
+                        crate::verdicts::parse_agent_list(&text)
+                    }
+                    None => list
+                        .split(',')
+                        .map(str::trim)
+                        .filter(|a| !a.is_empty())
+                        .map(str::to_owned)
+                        .collect(),
+                };
+                if agents.is_empty() {
+                    return Err(SitesError::NoAgentsGiven);
+                }
+                Some(agents)
+            }
+        };
+        Ok(Options {
+            out: args.out.clone(),
+            site_key: args.site_key,
+            semantics: args.status_semantics,
+            ranks: args.ranks.clone(),
+            agents,
+        })
+    }
+}
+
+/// What `sites` wrote, per crawl.
+#[derive(Debug, Default)]
+pub struct Report {
+    /// (crawl, sites, rows, sites per status class in [`StatusClass::ALL`] order).
+    pub crawls: Vec<(String, usize, usize, [usize; 8])>,
+    pub ranked_hosts: Option<usize>,
+    /// Lines of the ranks file that were skipped.
+    pub warnings: Vec<String>,
+}
+
+impl Report {
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        if let Some(n) = self.ranked_hosts {
+            out += &format!("ranks: {n} hosts, {} lines skipped\n", self.warnings.len());
+        }
+        for (crawl, sites, rows, classes) in &self.crawls {
+            out += &format!("{crawl}: {sites} sites, {rows} rows;");
+            for (class, n) in StatusClass::ALL.iter().zip(classes) {
+                out += &format!(" {}={n}", class.as_str());
+            }
+            out += "\n";
+        }
+        out
+    }
+}
+
+/// Rows per written batch (and so the memory of the builders).
+const BATCH_ROWS: usize = 64 * 1024;
+
+/// Runs the step over `options.out`, replacing `<out>/sites/` when it succeeds.
+pub fn run(options: &Options) -> Result<Report, SitesError> {
+    let out = &options.out;
+    let documents = read::parquet_files(&out.join(Table::Documents.name()))?;
+    if documents.is_empty() {
+        return Err(SitesError::NoDocuments(out.clone()));
+    }
+    let mut report = Report::default();
+    let ranked = match &options.ranks {
+        Some(path) => {
+            let ranks = ranks::read(path)?;
+            let mut file =
+                TableFile::create(&out.join("ranks").join("ranks.parquet"), Table::Ranks)?;
+            file.write(&ranks::batch(&ranks)?)?;
+            file.commit()?;
+            report.ranked_hosts = Some(ranks.rows.len());
+            report.warnings = ranks.skipped.clone();
+            ranks::by_site(&ranks, options.site_key)
+        }
+        None => HashMap::new(),
+    };
+    // Ranked sites in name order: those without a capture get "No robots.txt capture".
+    let mut ranked_sites: Vec<(&str, i64)> = ranked.iter().map(|(s, r)| (s.as_str(), *r)).collect();
+    ranked_sites.sort_unstable();
+    // Written beside the old table, which is replaced only when every crawl is done.
+    let staging = out.join(format!(".sites.tmp-{}", std::process::id()));
+    let io = |path: &Path| {
+        let path = path.to_owned();
+        move |source| SitesError::Io { path, source }
+    };
+    if staging.exists() {
+        std::fs::remove_dir_all(&staging).map_err(io(&staging))?;
+    }
+    for (crawl, (files, rows)) in read::crawls(&documents)? {
+        let path = staging
+            .join(crate::output::dataset::partition_dir(&crawl))
+            .join("part-0.parquet");
+        let input = CrawlInput {
+            crawl: &crawl,
+            files: &files,
+            rows,
+        };
+        let counts = one_crawl(options, &input, &ranked, &ranked_sites, &path)?;
+        report.crawls.push(counts);
+    }
+    let sites = out.join(Table::Sites.name());
+    if sites.exists() {
+        std::fs::remove_dir_all(&sites).map_err(io(&sites))?;
+    }
+    if staging.exists() {
+        std::fs::rename(&staging, &sites).map_err(io(&sites))?;
+    }
+    Ok(report)
+}
+
+/// One crawl's documents: the part files holding it and its number of rows.
+struct CrawlInput<'a> {
+    crawl: &'a str,
+    files: &'a [PathBuf],
+    rows: usize,
+}
+
+/// Decides every site of one crawl and writes its partition.
+fn one_crawl(
+    options: &Options,
+    input: &CrawlInput<'_>,
+    ranked: &HashMap<String, i64>,
+    ranked_sites: &[(&str, i64)],
+    path: &Path,
+) -> Result<(String, usize, usize, [usize; 8]), SitesError> {
+    let (crawl, files) = (input.crawl, input.files);
+    let mut captures = read::read_crawl(files, crawl, input.rows, options.site_key)?;
+    decide::latest_per_url(&mut captures);
+    let sites = decide::sites(&captures, options.semantics);
+    drop(captures);
+    let sorted = |ids: &mut Vec<DocId>| {
+        ids.sort_unstable();
+        ids.dedup();
+    };
+    let mut ends: Vec<DocId> = sites.iter().map(|s| s.end.doc_id).collect();
+    sorted(&mut ends);
+    let mut shown = ends.clone();
+    shown.extend(sites.iter().map(|s| s.start));
+    sorted(&mut shown);
+    let urls = read::read_urls(files, &shown)?;
+    drop(shown);
+    let agent_files = read::companion_files(&options.out, files, Table::Agents.name());
+    let rows = read::read_agents(&agent_files, &ends)?;
+    drop(ends);
+    let agents = choose_agents(options, crawl, &rows)?;
+
+    let ctx = Context {
+        options,
+        crawl,
+        urls: &urls,
+        facts: &rows,
+        agents: &agents,
+    };
+    let mut file = TableFile::create(path, Table::Sites)?;
+    let mut builder = SitesBuilder::default();
+    let (mut n_sites, mut n_rows, mut classes) = (0, 0, [0usize; 8]);
+    let mut decided = sites.iter().peekable();
+    let mut uncaptured = ranked_sites
+        .iter()
+        .filter(|(s, _)| sites.binary_search_by(|x| x.name.as_str().cmp(s)).is_err())
+        .peekable();
+    loop {
+        // Merge the decided sites and the ranked sites without a capture, by name.
+        let take_decided = match (decided.peek(), uncaptured.peek()) {
+            (Some(d), Some(u)) => d.name.as_str() < u.0,
+            (Some(_), None) => true,
+            (None, Some(_)) => false,
+            (None, None) => break,
+        };
+        let class = if take_decided {
+            let Some(site) = decided.next() else { break };
+            ctx.site_rows(site, ranked.get(&site.name).copied(), &mut builder)?
+        } else {
+            let Some((name, rank)) = uncaptured.next() else {
+                break;
+            };
+            ctx.uncaptured_rows(name, *rank, &mut builder)?
+        };
+        n_sites += 1;
+        classes[class as usize] += 1;
+        if builder.rows() >= BATCH_ROWS {
+            n_rows += builder.rows();
+            file.write(&builder.finish()?)?;
+        }
+    }
+    n_rows += builder.rows();
+    if builder.rows() > 0 {
+        file.write(&builder.finish()?)?;
+    }
+    file.commit()?;
+    Ok((crawl.to_owned(), n_sites, n_rows, classes))
+}
+
+/// The agents to report for a crawl, in name order, with their index in `rows`:
+/// `--agents` (each must be in the table) or all of the table's.
+fn choose_agents<'a>(
+    options: &Options,
+    crawl: &str,
+    rows: &'a AgentRows,
+) -> Result<Vec<(&'a str, usize)>, SitesError> {
+    if rows.agents.is_empty() {
+        return Err(SitesError::NoAgents(options.out.clone(), crawl.to_owned()));
+    }
+    let all = rows.agents.iter().enumerate().map(|(i, a)| (a.as_str(), i));
+    let Some(list) = &options.agents else {
+        return Ok(all.collect());
+    };
+    if let Some(unknown) = list.iter().find(|a| !rows.agents.contains(a)) {
+        return Err(SitesError::UnknownAgent {
+            agent: unknown.clone(),
+            crawl: crawl.to_owned(),
+            have: rows.agents.join(","),
+        });
+    }
+    Ok(all.filter(|(a, _)| list.iter().any(|l| l == a)).collect())
+}
+
+/// What the rows of one crawl are built from.
+struct Context<'a> {
+    options: &'a Options,
+    crawl: &'a str,
+    urls: &'a HashMap<DocId, Box<str>>,
+    facts: &'a AgentRows,
+    agents: &'a [(&'a str, usize)],
+}
+
+impl Context<'_> {
+    fn base<'r>(&'r self, site: &'r str, rank: Option<i64>) -> Row<'r> {
+        Row {
+            crawl: self.crawl,
+            site,
+            rank,
+            top_k: rank.map(classes::top_k),
+            site_key: self.options.site_key.as_str(),
+            status_semantics: self.options.semantics.as_str(),
+            ..Row::default()
+        }
+    }
+
+    /// The rows of a site with a capture; returns its status class.
+    fn site_rows(
+        &self,
+        site: &Site,
+        rank: Option<i64>,
+        builder: &mut SitesBuilder,
+    ) -> Result<StatusClass, SitesError> {
+        let end = &site.end;
+        let class = StatusClass::of(site.chain.fetch, end.mime_ok, end.has_rules);
+        let parsed = site.chain.fetch == classes::Fetch::Success;
+        for &(agent, index) in self.agents {
+            let facts = parsed
+                .then(|| self.facts.get(end.doc_id, index))
+                .filter(|f| !f.is_missing());
+            let row = Row {
+                agent,
+                status_class: class.as_str(),
+                google_class: match facts {
+                    Some(f) => f.probe_class(),
+                    None if parsed => None,
+                    None => class.status_meaning(),
+                },
+                root_allowed: facts.and_then(AgentFacts::root_allowed),
+                cc_class: facts.and_then(AgentFacts::cc_class),
+                named: facts.is_some_and(AgentFacts::named),
+                doc_id: Some(end.doc_id),
+                url: self.urls.get(&end.doc_id).map(|u| &**u),
+                start_url: self.urls.get(&site.start).map(|u| &**u),
+                http_status: end.status,
+                redirect_hops: site.chain.hops,
+                captures: site.captures,
+                ..self.base(&site.name, rank)
+            };
+            builder.append(&row)?;
+        }
+        Ok(class)
+    }
+
+    /// The rows of a ranked site without any robots.txt capture in the crawl.
+    fn uncaptured_rows(
+        &self,
+        site: &str,
+        rank: i64,
+        builder: &mut SitesBuilder,
+    ) -> Result<StatusClass, SitesError> {
+        for &(agent, _) in self.agents {
+            builder.append(&Row {
+                agent,
+                status_class: StatusClass::NoCapture.as_str(),
+                ..self.base(site, Some(rank))
+            })?;
+        }
+        Ok(StatusClass::NoCapture)
+    }
+}

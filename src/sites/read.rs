@@ -1,0 +1,512 @@
+//! Reading the run's tables for the site step: part files found recursively under
+//! `<out>/<table>/` (so both the flat `<table>/<part>.parquet` layout and the Hive
+//! `<table>/crawl=<CRAWL>/<part>.parquet` layout are read), only the columns needed,
+//! one crawl at a time, into compact rows.
+//!
+//! A capture costs about 100 bytes here plus its site name (URLs are kept as 128-bit
+//! keys; the few URLs the output shows are read again at the end): measured, a crawl of
+//! a million captures peaks at about 270 MB for the whole step (README.md).
+
+use std::collections::{BTreeMap, HashMap};
+use std::fs::File;
+use std::hash::{Hash, Hasher};
+use std::path::{Path, PathBuf};
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::{Int32Type, TimestampMicrosecondType};
+use arrow_array::{Array, RecordBatch};
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use parquet::arrow::ProjectionMask;
+
+use super::urls::{lookup_key, SiteKey};
+use super::SitesError;
+use crate::robots::{ProbeClass, RuleSetClass};
+
+/// The id of a capture, as `documents.doc_id` holds it (16 bytes, a UUID).
+pub use crate::output::rows::DocId;
+
+/// A URL reduced to a 128-bit key for lookups (two SipHash passes over its
+/// [`lookup_key`] form): a collision among 10^9 URLs has a chance below 10^-20.
+pub type UrlKey = u128;
+
+pub fn url_key(url: &str) -> UrlKey {
+    let text = lookup_key(url);
+    let half = |seed: u64| {
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        seed.hash(&mut h);
+        text.hash(&mut h);
+        h.finish()
+    };
+    (u128::from(half(1)) << 64) | u128::from(half(2))
+}
+
+/// One capture of a crawl, as much as the site step needs.
+#[derive(Debug, Clone)]
+pub struct Capture {
+    pub doc_id: DocId,
+    /// Microseconds since the epoch; `i64::MIN` when unknown (ranks below any date).
+    pub fetch_time: i64,
+    pub url_key: UrlKey,
+    /// Key of the resolved `Location` of a 3xx; 0 when there is none.
+    pub location_key: UrlKey,
+    pub status: Option<u16>,
+    /// Common Crawl's MIME filter passes (see [`super::classes::robots_mime`]).
+    pub mime_ok: bool,
+    /// Some allow/disallow line inside a group (documents.n_allow + n_disallow > 0).
+    pub has_rules: bool,
+    /// The site, for captures of a `/robots.txt` URL (the starting points).
+    pub site: Option<Box<str>>,
+}
+
+/// Every `*.parquet` file under `dir`, recursively, in path order.
+pub fn parquet_files(dir: &Path) -> Result<Vec<PathBuf>, SitesError> {
+    let mut files = Vec::new();
+    let mut dirs = vec![dir.to_path_buf()];
+    while let Some(dir) = dirs.pop() {
+        let entries = match std::fs::read_dir(&dir) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(source) => return Err(SitesError::Io { path: dir, source }),
+        };
+        for entry in entries {
+            let path = entry
+                .map_err(|source| SitesError::Io {
+                    path: dir.clone(),
+                    source,
+                })?
+                .path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "parquet") {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    Ok(files)
+}
+
+/// Record batches of `path` holding only `columns`.
+fn batches(
+    path: &Path,
+    columns: &[&str],
+) -> Result<impl Iterator<Item = Result<RecordBatch, SitesError>>, SitesError> {
+    let parquet = |source| SitesError::Parquet {
+        path: path.to_owned(),
+        source,
+    };
+    let file = File::open(path).map_err(|source| SitesError::Io {
+        path: path.to_owned(),
+        source,
+    })?;
+    let builder = ParquetRecordBatchReaderBuilder::try_new(file).map_err(parquet)?;
+    for column in columns {
+        if builder.schema().field_with_name(column).is_err() {
+            return Err(SitesError::Column {
+                path: path.to_owned(),
+                column: column.to_string(),
+            });
+        }
+    }
+    let mask = ProjectionMask::columns(builder.parquet_schema(), columns.iter().copied());
+    let reader = builder
+        .with_projection(mask)
+        .with_batch_size(16 * 1024)
+        .build()
+        .map_err(parquet)?;
+    let path = path.to_owned();
+    Ok(reader.map(move |b| {
+        b.map_err(|e| SitesError::Parquet {
+            path: path.clone(),
+            source: e.into(),
+        })
+    }))
+}
+
+/// Typed access to one column of a batch, with errors naming the file.
+struct Columns<'a> {
+    batch: &'a RecordBatch,
+    path: &'a Path,
+}
+
+impl<'a> Columns<'a> {
+    fn get(&self, name: &str) -> Result<&'a dyn Array, SitesError> {
+        self.batch
+            .column_by_name(name)
+            .map(|c| c.as_ref())
+            .ok_or_else(|| self.wrong(name))
+    }
+
+    fn wrong(&self, name: &str) -> SitesError {
+        SitesError::Column {
+            path: self.path.to_owned(),
+            column: name.to_owned(),
+        }
+    }
+
+    fn str(&self, name: &str) -> Result<&'a arrow_array::StringArray, SitesError> {
+        self.get(name)?
+            .as_string_opt::<i32>()
+            .ok_or_else(|| self.wrong(name))
+    }
+
+    /// A `doc_id` column: 16-byte ids.
+    fn ids(&self, name: &str) -> Result<Ids<'a>, SitesError> {
+        let array = self
+            .get(name)?
+            .as_fixed_size_binary_opt()
+            .filter(|a| a.value_length() == 16)
+            .ok_or_else(|| self.wrong(name))?;
+        Ok(Ids(array))
+    }
+
+    fn i32(&self, name: &str) -> Result<&'a arrow_array::Int32Array, SitesError> {
+        self.get(name)?
+            .as_primitive_opt::<Int32Type>()
+            .ok_or_else(|| self.wrong(name))
+    }
+
+    fn bool(&self, name: &str) -> Result<&'a arrow_array::BooleanArray, SitesError> {
+        self.get(name)?
+            .as_boolean_opt()
+            .ok_or_else(|| self.wrong(name))
+    }
+
+    fn time(&self, name: &str) -> Result<&'a arrow_array::TimestampMicrosecondArray, SitesError> {
+        self.get(name)?
+            .as_primitive_opt::<TimestampMicrosecondType>()
+            .ok_or_else(|| self.wrong(name))
+    }
+}
+
+/// A `doc_id` column read as [`DocId`]s.
+struct Ids<'a>(&'a arrow_array::FixedSizeBinaryArray);
+
+impl Ids<'_> {
+    fn value(&self, i: usize) -> DocId {
+        let mut id = [0u8; 16];
+        id.copy_from_slice(self.0.value(i));
+        id
+    }
+}
+
+fn opt(a: &arrow_array::StringArray, i: usize) -> Option<&str> {
+    a.is_valid(i).then(|| a.value(i))
+}
+
+/// The crawls of the documents table, each with the part files that hold it and
+/// its number of rows (so its captures are read into a vector of the right size).
+pub fn crawls(files: &[PathBuf]) -> Result<BTreeMap<String, (Vec<PathBuf>, usize)>, SitesError> {
+    let mut crawls: BTreeMap<String, (Vec<PathBuf>, usize)> = BTreeMap::new();
+    for path in files {
+        let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+        for batch in batches(path, &["crawl"])? {
+            let batch = batch?;
+            let col = Columns {
+                batch: &batch,
+                path,
+            }
+            .str("crawl")?;
+            for i in 0..col.len() {
+                if let Some(c) = opt(col, i) {
+                    match seen.get_mut(c) {
+                        Some(n) => *n += 1,
+                        None => {
+                            seen.insert(c.to_owned(), 1);
+                        }
+                    }
+                }
+            }
+        }
+        for (crawl, n) in seen {
+            let entry = crawls.entry(crawl).or_default();
+            entry.0.push(path.clone());
+            entry.1 += n;
+        }
+    }
+    Ok(crawls)
+}
+
+const DOCUMENT_COLUMNS: [&str; 13] = [
+    "crawl",
+    "doc_id",
+    "record_kind",
+    "url",
+    "host",
+    "fetch_time",
+    "http_status",
+    "content_type",
+    "payload_type",
+    "n_allow",
+    "n_disallow",
+    "location",
+    "is_robots_url",
+];
+
+/// The captures of `crawl` in `files`; revisit records (no body, nothing to
+/// decide with) and rows without a URL are left out. Sites are keyed by `key`.
+pub fn read_crawl(
+    files: &[PathBuf],
+    crawl: &str,
+    rows: usize,
+    key: SiteKey,
+) -> Result<Vec<Capture>, SitesError> {
+    let mut captures = Vec::with_capacity(rows);
+    let mut columns = DOCUMENT_COLUMNS.to_vec();
+    if key == SiteKey::RegistrableDomain {
+        columns.push("registrable_domain");
+    }
+    for path in files {
+        for batch in batches(path, &columns)? {
+            let batch = batch?;
+            let c = Columns {
+                batch: &batch,
+                path,
+            };
+            let (crawls, ids, kinds, urls, hosts) = (
+                c.str("crawl")?,
+                c.ids("doc_id")?,
+                c.str("record_kind")?,
+                c.str("url")?,
+                c.str("host")?,
+            );
+            let (times, statuses, types, payloads) = (
+                c.time("fetch_time")?,
+                c.i32("http_status")?,
+                c.str("content_type")?,
+                c.str("payload_type")?,
+            );
+            let (allow, disallow, locations, robots) = (
+                c.i32("n_allow")?,
+                c.i32("n_disallow")?,
+                c.str("location")?,
+                c.bool("is_robots_url")?,
+            );
+            let domains = match key {
+                SiteKey::RegistrableDomain => Some(c.str("registrable_domain")?),
+                _ => None,
+            };
+            for i in 0..batch.num_rows() {
+                let Some(url) = opt(urls, i) else { continue };
+                if opt(crawls, i) != Some(crawl) || kinds.value(i) == "revisit" {
+                    continue;
+                }
+                let is_robots = robots.value(i);
+                let site = match (is_robots, opt(hosts, i)) {
+                    (true, Some(host)) => Some(match domains.and_then(|d| opt(d, i)) {
+                        Some(domain) => domain.into(),
+                        None => key.site_of(host).into(),
+                    }),
+                    _ => None,
+                };
+                captures.push(Capture {
+                    doc_id: ids.value(i),
+                    fetch_time: if times.is_valid(i) {
+                        times.value(i)
+                    } else {
+                        i64::MIN
+                    },
+                    url_key: url_key(url),
+                    location_key: opt(locations, i).map_or(0, url_key),
+                    status: statuses
+                        .is_valid(i)
+                        .then(|| u16::try_from(statuses.value(i)).ok())
+                        .flatten(),
+                    mime_ok: super::classes::robots_mime(opt(payloads, i), opt(types, i)),
+                    // Null counts: the body was not parsed (no rules).
+                    has_rules: (allow.is_valid(i) && allow.value(i) > 0)
+                        || (disallow.is_valid(i) && disallow.value(i) > 0),
+                    site,
+                });
+            }
+        }
+    }
+    Ok(captures)
+}
+
+/// The URLs of the captures in `wanted` (sorted doc ids), read again from `files`.
+pub fn read_urls(
+    files: &[PathBuf],
+    wanted: &[DocId],
+) -> Result<HashMap<DocId, Box<str>>, SitesError> {
+    let mut urls = HashMap::with_capacity(wanted.len());
+    for path in files {
+        for batch in batches(path, &["doc_id", "url"])? {
+            let batch = batch?;
+            let c = Columns {
+                batch: &batch,
+                path,
+            };
+            let (ids, col) = (c.ids("doc_id")?, c.str("url")?);
+            for i in 0..batch.num_rows() {
+                if wanted.binary_search(&ids.value(i)).is_ok() {
+                    if let Some(url) = opt(col, i) {
+                        urls.insert(ids.value(i), url.into());
+                    }
+                }
+            }
+        }
+    }
+    Ok(urls)
+}
+
+/// What the agents table says about one (capture, agent), in one byte: `named`
+/// (bit 0), `root_allowed` (bits 1-2: null, false, true), `probe_class` (bits 3-4:
+/// null or the index in [`ProbeClass::ALL`] + 1), `cc_class` (bits 5-7: null or
+/// the index in [`RuleSetClass::ALL`] + 1). A crawl's deciding captures times the
+/// agents asked can be tens of millions of these.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AgentFacts(u8);
+
+impl AgentFacts {
+    /// No agents row (root bits 3 never occur otherwise).
+    pub const MISSING: AgentFacts = AgentFacts(0b110);
+
+    fn pack(named: bool, root: Option<bool>, probe: u8, cc: u8) -> AgentFacts {
+        let root = match root {
+            None => 0,
+            Some(false) => 1,
+            Some(true) => 2,
+        };
+        AgentFacts(u8::from(named) | (root << 1) | (probe << 3) | (cc << 5))
+    }
+
+    pub fn is_missing(self) -> bool {
+        self == Self::MISSING
+    }
+
+    pub fn named(self) -> bool {
+        self.0 & 1 == 1
+    }
+
+    pub fn root_allowed(self) -> Option<bool> {
+        match (self.0 >> 1) & 0b11 {
+            1 => Some(false),
+            2 => Some(true),
+            _ => None,
+        }
+    }
+
+    pub fn probe_class(self) -> Option<&'static str> {
+        let code = usize::from((self.0 >> 3) & 0b11);
+        code.checked_sub(1)
+            .and_then(|i| ProbeClass::ALL.get(i))
+            .map(|c| c.as_str())
+    }
+
+    pub fn cc_class(self) -> Option<&'static str> {
+        let code = usize::from(self.0 >> 5);
+        code.checked_sub(1)
+            .and_then(|i| RuleSetClass::ALL.get(i))
+            .map(|c| c.as_str())
+    }
+}
+
+/// The code of a class name (0 for null), or `None` for a name this version does not know.
+fn code<T: Copy>(name: Option<&str>, all: &[T], as_str: impl Fn(T) -> &'static str) -> Option<u8> {
+    match name {
+        None => Some(0),
+        Some(name) => all
+            .iter()
+            .position(|c| as_str(*c) == name)
+            .and_then(|i| u8::try_from(i + 1).ok()),
+    }
+}
+
+/// The agents rows of the deciding captures: every agent the files name (sorted),
+/// and per capture one [`AgentFacts`] per agent, in the order agents were first seen.
+#[derive(Debug, Default)]
+pub struct AgentRows {
+    pub agents: Vec<String>,
+    /// For each of `agents`, its position in the rows of `facts`.
+    seen: Vec<usize>,
+    facts: HashMap<DocId, Vec<AgentFacts>>,
+}
+
+impl AgentRows {
+    /// The facts of `agent` (an index into `agents`) for a capture.
+    pub fn get(&self, doc: DocId, agent: usize) -> AgentFacts {
+        let column = self.seen.get(agent).copied().unwrap_or(usize::MAX);
+        self.facts
+            .get(&doc)
+            .and_then(|f| f.get(column))
+            .copied()
+            .unwrap_or(AgentFacts::MISSING)
+    }
+}
+
+/// The `agents` part files that go with `documents` part files: the same path
+/// under the table's directory (every table of a run has the same part names).
+pub fn companion_files(out: &Path, documents: &[PathBuf], table: &str) -> Vec<PathBuf> {
+    let root = out.join("documents");
+    documents
+        .iter()
+        .filter_map(|p| p.strip_prefix(&root).ok())
+        .map(|rel| out.join(table).join(rel))
+        .collect()
+}
+
+/// Reads the agents rows of the `wanted` captures (sorted doc ids) from `files`;
+/// files that do not exist are skipped (a run with `--tables` may have no agents table).
+pub fn read_agents(files: &[PathBuf], wanted: &[DocId]) -> Result<AgentRows, SitesError> {
+    // Agents are numbered as first seen (a run writes them in one order for every capture).
+    let mut index: HashMap<String, usize> = HashMap::new();
+    let mut facts: HashMap<DocId, Vec<AgentFacts>> = HashMap::with_capacity(wanted.len());
+    for path in files.iter().filter(|p| p.is_file()) {
+        let columns = [
+            "doc_id",
+            "agent",
+            "named",
+            "root_allowed",
+            "probe_class",
+            "cc_class",
+        ];
+        for batch in batches(path, &columns)? {
+            let batch = batch?;
+            let c = Columns {
+                batch: &batch,
+                path,
+            };
+            let (ids, agents, named, root) = (
+                c.ids("doc_id")?,
+                c.str("agent")?,
+                c.bool("named")?,
+                c.bool("root_allowed")?,
+            );
+            let (probe, cc) = (c.str("probe_class")?, c.str("cc_class")?);
+            for i in 0..batch.num_rows() {
+                let agent = agents.value(i);
+                let next = index.len();
+                let a = match index.get(agent) {
+                    Some(&a) => a,
+                    None => *index.entry(agent.to_owned()).or_insert(next),
+                };
+                let id = ids.value(i);
+                if wanted.binary_search(&id).is_err() {
+                    continue;
+                }
+                let probe = code(opt(probe, i), &ProbeClass::ALL, ProbeClass::as_str)
+                    .ok_or_else(|| c.wrong("probe_class"))?;
+                let cc = code(opt(cc, i), &RuleSetClass::ALL, RuleSetClass::as_str)
+                    .ok_or_else(|| c.wrong("cc_class"))?;
+                let root = root.is_valid(i).then(|| root.value(i));
+                let row = facts.entry(id).or_default();
+                if row.len() <= a {
+                    row.resize(a + 1, AgentFacts::MISSING);
+                }
+                row[a] = AgentFacts::pack(named.value(i), root, probe, cc);
+            }
+        }
+    }
+    for row in facts.values_mut() {
+        row.shrink_to_fit();
+    }
+    let mut agents: Vec<(String, usize)> = index.into_iter().collect();
+    agents.sort();
+    let seen = agents.iter().map(|(_, a)| *a).collect();
+    Ok(AgentRows {
+        agents: agents.into_iter().map(|(name, _)| name).collect(),
+        seen,
+        facts,
+    })
+}

@@ -1,0 +1,216 @@
+//! URL facts the site step needs, computed once per capture by the run (so the
+//! `documents` table carries them) and again here for ranked hosts: the
+//! registrable domain (Public Suffix List), a redirect's `Location` resolved to an
+//! absolute URL, whether a URL is a site's `/robots.txt`, and the site keys.
+
+use std::net::IpAddr;
+
+/// Version of the Public Suffix List compiled in: the `psl` crate republishes at
+/// every change of the list, so its version names the list. Recorded in manifests.
+/// (A unit test keeps it equal to the version in Cargo.lock.)
+pub const PSL_VERSION: &str = "psl 2.1.247";
+
+/// The Public Suffix List version, for the run's manifest.
+pub fn psl_version() -> &'static str {
+    PSL_VERSION
+}
+
+/// The host name of an authority (`host[:port]`), without the port or a trailing
+/// dot, lower-cased. IPv6 literals keep their brackets.
+pub fn host_name(authority: &str) -> &str {
+    let host = if authority.starts_with('[') {
+        authority
+            .find(']')
+            .map_or(authority, |end| &authority[..=end])
+    } else {
+        authority
+            .rsplit_once(':')
+            .filter(|(_, port)| port.bytes().all(|b| b.is_ascii_digit()))
+            .map_or(authority, |(host, _)| host)
+    };
+    host.strip_suffix('.').unwrap_or(host)
+}
+
+/// The registrable domain of a host name (the public suffix plus one label, e.g.
+/// `shop.example.co.uk` -> `example.co.uk`), from the Public Suffix List with its
+/// implicit `*` rule. `None` for IP addresses and for names that are a public
+/// suffix themselves. The name is expected lower-cased.
+pub fn registrable_domain(host: &str) -> Option<&str> {
+    let host = host_name(host);
+    let bare = host.trim_start_matches('[').trim_end_matches(']');
+    if host.is_empty() || bare.parse::<IpAddr>().is_ok() {
+        return None;
+    }
+    psl::domain_str(host)
+}
+
+/// A 3xx response's `Location`, resolved against the capture's URL (RFC 9110: a
+/// relative reference is relative to the target URI). `None` when either does
+/// not parse or the header is empty.
+pub fn resolve_location(base: &str, location: &str) -> Option<String> {
+    let location = location.trim();
+    if location.is_empty() {
+        return None;
+    }
+    let base = url::Url::parse(base).ok()?;
+    base.join(location).ok().map(String::from)
+}
+
+/// A URL in the form redirects are looked up by: WHATWG-serialised (lower-cased
+/// scheme and host, default port dropped, dot segments removed), fragment dropped;
+/// the text itself when it does not parse.
+pub fn lookup_key(url: &str) -> String {
+    match url::Url::parse(url) {
+        Ok(mut parsed) => {
+            parsed.set_fragment(None);
+            parsed.into()
+        }
+        Err(_) => url.to_owned(),
+    }
+}
+
+/// Whether a URL is a site's robots.txt as Common Crawl selects them: http(s),
+/// a host, the path exactly `/robots.txt`, no query.
+pub fn is_robots_url(url: &str) -> bool {
+    let Ok(parsed) = url::Url::parse(url) else {
+        return false;
+    };
+    matches!(parsed.scheme(), "http" | "https")
+        && parsed.host().is_some()
+        && parsed.path() == "/robots.txt"
+        && parsed.query().is_none()
+}
+
+/// How captures are grouped into sites (`sites --site-key`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum SiteKey {
+    /// The host name (ports and schemes merged): `www.example.com` and `example.com` differ.
+    #[default]
+    Host,
+    /// The host name with one leading `www.` removed: `www.example.com` is `example.com`.
+    HostNowww,
+    /// The registrable domain: every subdomain of `example.co.uk` is one site.
+    RegistrableDomain,
+}
+
+impl SiteKey {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SiteKey::Host => "host",
+            SiteKey::HostNowww => "host-nowww",
+            SiteKey::RegistrableDomain => "registrable-domain",
+        }
+    }
+
+    /// The site of a host (`host[:port]`, lower-cased). A host without a
+    /// registrable domain (an IP address, a bare public suffix) is its own site.
+    pub fn site_of(self, host: &str) -> &str {
+        let name = host_name(host);
+        match self {
+            SiteKey::Host => name,
+            SiteKey::HostNowww => name.strip_prefix("www.").unwrap_or(name),
+            SiteKey::RegistrableDomain => registrable_domain(name).unwrap_or(name),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn host_names_drop_ports_and_trailing_dots() {
+        assert_eq!(host_name("example.com:8080"), "example.com");
+        assert_eq!(host_name("example.com."), "example.com");
+        assert_eq!(host_name("[::1]:443"), "[::1]");
+        assert_eq!(host_name("example.com"), "example.com");
+    }
+
+    #[test]
+    fn registrable_domains_follow_the_public_suffix_list() {
+        assert_eq!(
+            registrable_domain("shop.example.co.uk"),
+            Some("example.co.uk")
+        );
+        assert_eq!(registrable_domain("example.co.uk"), Some("example.co.uk"));
+        assert_eq!(
+            registrable_domain("a.b.example.com:8080"),
+            Some("example.com")
+        );
+        // A private-section suffix: each GitHub Pages user is its own domain.
+        assert_eq!(
+            registrable_domain("docs.someone.github.io"),
+            Some("someone.github.io")
+        );
+        assert_eq!(registrable_domain("co.uk"), None);
+        assert_eq!(registrable_domain("192.168.0.1"), None);
+        assert_eq!(registrable_domain("[::1]:80"), None);
+        assert_eq!(registrable_domain(""), None);
+    }
+
+    #[test]
+    fn locations_resolve_against_the_capture_url() {
+        let base = "http://example.com/robots.txt";
+        assert_eq!(
+            resolve_location(base, "https://www.example.com/robots.txt").as_deref(),
+            Some("https://www.example.com/robots.txt")
+        );
+        assert_eq!(
+            resolve_location(base, "/new/robots.txt").as_deref(),
+            Some("http://example.com/new/robots.txt")
+        );
+        assert_eq!(
+            resolve_location(base, "other.txt").as_deref(),
+            Some("http://example.com/other.txt")
+        );
+        assert_eq!(
+            resolve_location(base, "//cdn.example.net/r.txt").as_deref(),
+            Some("http://cdn.example.net/r.txt")
+        );
+        assert_eq!(resolve_location(base, "  "), None);
+        assert_eq!(resolve_location("not a url", "/x"), None);
+    }
+
+    #[test]
+    fn lookup_keys_are_whatwg_serialisations() {
+        assert_eq!(
+            lookup_key("HTTPS://Example.COM:443/robots.txt#x"),
+            "https://example.com/robots.txt"
+        );
+        assert_eq!(lookup_key("no url"), "no url");
+    }
+
+    #[test]
+    fn robots_urls_are_exactly_slash_robots_txt() {
+        assert!(is_robots_url("https://example.com/robots.txt"));
+        assert!(is_robots_url("http://example.com:8080/robots.txt"));
+        assert!(!is_robots_url("https://example.com/robots.txt?x=1"));
+        assert!(!is_robots_url("https://example.com/a/robots.txt"));
+        assert!(!is_robots_url("https://example.com/ROBOTS.TXT"));
+        assert!(!is_robots_url("ftp://example.com/robots.txt"));
+    }
+
+    #[test]
+    fn site_keys() {
+        let h = "www.shop.example.co.uk:8080";
+        assert_eq!(SiteKey::Host.site_of(h), "www.shop.example.co.uk");
+        assert_eq!(SiteKey::HostNowww.site_of(h), "shop.example.co.uk");
+        assert_eq!(SiteKey::RegistrableDomain.site_of(h), "example.co.uk");
+        assert_eq!(SiteKey::RegistrableDomain.site_of("10.0.0.1"), "10.0.0.1");
+    }
+
+    /// The version string names the crate actually locked.
+    #[test]
+    fn psl_version_matches_cargo_lock() {
+        let lock = include_str!("../../Cargo.lock");
+        let locked = lock
+            .split("[[package]]")
+            .find(|p| p.contains("\nname = \"psl\"\n"))
+            .and_then(|p| p.lines().find_map(|l| l.strip_prefix("version = \"")))
+            .map(|v| v.trim_end_matches('"'));
+        assert_eq!(
+            Some(PSL_VERSION),
+            locked.map(|v| format!("psl {v}")).as_deref()
+        );
+    }
+}

@@ -1,0 +1,559 @@
+//! `robots-census sites` on a generated multi-crawl corpus (tests/sites/make_corpus.py:
+//! 3 crawls, rules added and removed, http+https, refetches, 301 chains of 1, 5 and 6
+//! hops, a cross-host redirect to www., a redirect never captured, 204/401/403/404/410/
+//! 429/503, HTML with 200, subdomains under example.co.uk ...), compared row by row
+//! with tables computed independently (tests/sites/expect.py: plain Python over the
+//! generator's ground truth, Google's parser for verdicts) under every option
+//! combination; then the three published shapes in queries/ through DuckDB.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+use arrow_array::{Array, RecordBatch};
+use arrow_schema::DataType;
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use serde_json::Value;
+
+use crate::support::{bin, python, repo, scratch};
+
+/// The queries checked here (tests/it/queries.rs checks the others).
+pub const SITES_QUERIES: [&str; 3] = [
+    "agent_restrictions_by_crawl",
+    "agents_named_by_year",
+    "cc_status_classes",
+];
+
+const AGENTS: &str = "GPTBot,CCBot,Googlebot,ClaudeBot";
+
+/// The generated corpus and the expectations, made once for all tests.
+struct Corpus {
+    dir: PathBuf,
+    expected: Value,
+}
+
+fn corpus() -> &'static Corpus {
+    static CORPUS: OnceLock<Corpus> = OnceLock::new();
+    CORPUS.get_or_init(|| {
+        let dir = scratch("sites-corpus");
+        let made = Command::new(python())
+            .arg(repo().join("tests/sites/make_corpus.py"))
+            .arg(&dir)
+            .output()
+            .expect("run make_corpus.py");
+        assert!(
+            made.status.success(),
+            "{}",
+            String::from_utf8_lossy(&made.stderr)
+        );
+        let expected = Command::new(python())
+            .arg(repo().join("tests/sites/expect.py"))
+            .arg(dir.join("truth.json"))
+            .output()
+            .expect("run expect.py");
+        assert!(
+            expected.status.success(),
+            "{}",
+            String::from_utf8_lossy(&expected.stderr)
+        );
+        let expected = serde_json::from_slice(&expected.stdout).expect("expected JSON");
+        Corpus { dir, expected }
+    })
+}
+
+/// `run` over the corpus into a fresh `<scratch>/<name>/out`.
+fn census(name: &str) -> PathBuf {
+    let out = scratch(name).join("out");
+    let status = bin()
+        .arg("run")
+        .arg(corpus().dir.join("crawl-data"))
+        .args(["--agents", AGENTS, "--quiet", "--out"])
+        .arg(&out)
+        .status()
+        .expect("run robots-census");
+    assert_eq!(status.code(), Some(0), "robots-census run");
+    out
+}
+
+fn sites(out: &Path, args: &[&str]) -> Output {
+    bin()
+        .arg("sites")
+        .arg(out)
+        .args(args)
+        .output()
+        .expect("run robots-census sites")
+}
+
+fn sites_ok(out: &Path, args: &[&str]) {
+    let output = sites(out, args);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "sites {args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// Every `*.parquet` under `dir`, recursively, in path order.
+fn files(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut dirs = vec![dir.to_path_buf()];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "parquet") {
+                found.push(path);
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+fn value(column: &dyn Array, i: usize) -> Value {
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::{Int32Type, Int64Type};
+    if column.is_null(i) {
+        return Value::Null;
+    }
+    match column.data_type() {
+        DataType::Utf8 => Value::from(column.as_string::<i32>().value(i)),
+        DataType::Int64 => Value::from(column.as_primitive::<Int64Type>().value(i)),
+        DataType::Int32 => Value::from(column.as_primitive::<Int32Type>().value(i)),
+        DataType::Boolean => Value::from(column.as_boolean().value(i)),
+        // doc_id: 16 bytes, compared as hex.
+        DataType::FixedSizeBinary(_) => Value::from(
+            column
+                .as_fixed_size_binary()
+                .value(i)
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect::<String>(),
+        ),
+        other => Value::from(format!("{other}")),
+    }
+}
+
+/// The rows of every Parquet file under `dir`, as column -> JSON value.
+fn rows(dir: &Path) -> Vec<BTreeMap<String, Value>> {
+    let mut rows = Vec::new();
+    for path in files(dir) {
+        let file = std::fs::File::open(&path).expect("open part");
+        let reader = ParquetRecordBatchReaderBuilder::try_new(file)
+            .expect("parquet footer")
+            .build()
+            .expect("reader");
+        for batch in reader {
+            let batch: RecordBatch = batch.expect("batch");
+            let schema = batch.schema();
+            for i in 0..batch.num_rows() {
+                rows.push(
+                    schema
+                        .fields()
+                        .iter()
+                        .zip(batch.columns())
+                        .map(|(f, c)| (f.name().clone(), value(c.as_ref(), i)))
+                        .collect(),
+                );
+            }
+        }
+    }
+    rows
+}
+
+fn key(row: &BTreeMap<String, Value>) -> String {
+    ["crawl", "site", "agent"]
+        .map(|c| row[c].as_str().unwrap_or_default().to_owned())
+        .join("|")
+}
+
+#[test]
+fn sites_match_independent_expectations_under_every_option() {
+    let out = census("sites-options");
+    let url_of: HashMap<String, String> = rows(&out.join("documents"))
+        .iter()
+        .map(|r| {
+            (
+                r["doc_id"].as_str().expect("doc_id").to_owned(),
+                r["url"].as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect();
+    let expected = corpus().expected["sites"].as_object().expect("sites");
+    assert_eq!(
+        expected.len(),
+        12,
+        "3 site keys x 2 semantics x with/without ranks"
+    );
+    let ranks = corpus().dir.join("ranks.csv");
+    for (combo, want) in expected {
+        let parts: Vec<&str> = combo.split('|').collect();
+        let mut args = vec![
+            "--quiet",
+            "--site-key",
+            parts[0],
+            "--status-semantics",
+            parts[1],
+        ];
+        if parts[2] == "ranks" {
+            args.extend(["--ranks", ranks.to_str().expect("UTF-8 path")]);
+        }
+        sites_ok(&out, &args);
+        let have: BTreeMap<String, BTreeMap<String, Value>> = rows(&out.join("sites"))
+            .into_iter()
+            .map(|r| (key(&r), r))
+            .collect();
+        let want: BTreeMap<String, &serde_json::Map<String, Value>> = want
+            .as_array()
+            .expect("rows")
+            .iter()
+            .map(|r| {
+                let r = r.as_object().expect("row");
+                let k = ["crawl", "site", "agent"]
+                    .map(|c| r[c].as_str().unwrap_or_default().to_owned())
+                    .join("|");
+                (k, r)
+            })
+            .collect();
+        assert_eq!(
+            have.keys().collect::<Vec<_>>(),
+            want.keys().collect::<Vec<_>>(),
+            "{combo}: (crawl, site, agent) rows"
+        );
+        for (k, w) in &want {
+            let h = &have[k];
+            for (column, value) in w.iter() {
+                assert_eq!(&h[column], value, "{combo}: {k}: column {column}");
+            }
+            // doc_id, which Python cannot know, is the capture with that URL.
+            match h["doc_id"].as_str() {
+                Some(id) => assert_eq!(
+                    Some(&url_of[id]),
+                    h["url"].as_str().map(str::to_owned).as_ref(),
+                    "{combo}: {k}"
+                ),
+                None => assert_eq!(h["status_class"], "No robots.txt capture", "{combo}: {k}"),
+            }
+        }
+    }
+}
+
+#[test]
+fn documents_carry_crawl_location_registrable_domain_and_robots_url() {
+    let out = census("sites-documents");
+    let have = rows(&out.join("documents"));
+    let want = corpus().expected["documents"]
+        .as_array()
+        .expect("documents");
+    assert_eq!(have.len(), want.len(), "one documents row per capture");
+    let text = |v: &Value| v.as_str().unwrap_or_default().to_owned();
+    // A URL repeats within a crawl only for refetches, which agree on these columns.
+    let by_url: BTreeMap<(String, String), &BTreeMap<String, Value>> = have
+        .iter()
+        .map(|r| ((text(&r["url"]), text(&r["crawl"])), r))
+        .collect();
+    for w in want {
+        let k = (text(&w["url"]), text(&w["crawl"]));
+        let h = by_url
+            .get(&k)
+            .unwrap_or_else(|| panic!("no documents row for {k:?}"));
+        for column in ["crawl", "location", "registrable_domain", "is_robots_url"] {
+            assert_eq!(h[column], w[column], "{k:?}: {column}");
+        }
+    }
+    // The relative Location was resolved against the capture's URL.
+    assert!(have
+        .iter()
+        .any(|r| r["location"] == "http://chain1.example.net/robots-v2.txt"));
+}
+
+#[test]
+fn sites_output_is_deterministic_and_replaces_the_old_table() {
+    let out = census("sites-determinism");
+    let ranks = corpus().dir.join("ranks.csv");
+    let ranks = ranks.to_str().expect("UTF-8 path");
+    let snapshot = |out: &Path| -> Vec<(PathBuf, Vec<u8>)> {
+        files(&out.join("sites"))
+            .into_iter()
+            .map(|p| {
+                (
+                    p.strip_prefix(out).expect("under out").to_owned(),
+                    std::fs::read(&p).expect("read"),
+                )
+            })
+            .collect()
+    };
+    sites_ok(
+        &out,
+        &["-q", "--ranks", ranks, "--status-semantics", "ccbot"],
+    );
+    let first = snapshot(&out);
+    assert_eq!(first.len(), 3, "one part per crawl");
+    assert!(
+        first[0]
+            .0
+            .ends_with("sites/crawl=CC-MAIN-2023-50/part-0.parquet"),
+        "{:?}",
+        first[0].0
+    );
+    sites_ok(
+        &out,
+        &["-q", "--ranks", ranks, "--status-semantics", "ccbot"],
+    );
+    assert_eq!(first, snapshot(&out), "same tables and options, same bytes");
+    // The ranks list is in the dataset, sorted by rank.
+    let stored = rows(&out.join("ranks"));
+    assert_eq!(stored.len(), 31);
+    assert_eq!(
+        (stored[0]["rank"].as_i64(), stored[0]["host"].as_str()),
+        (Some(1), Some("changing.example.com"))
+    );
+    // Each column is written with the dictionary and statistics its Layout names.
+    for (table, dir) in [
+        (robots_census::output::Table::Sites, "sites"),
+        (robots_census::output::Table::Ranks, "ranks"),
+    ] {
+        use parquet::file::reader::{FileReader, SerializedFileReader};
+        for part in files(&out.join(dir)) {
+            let reader = SerializedFileReader::new(std::fs::File::open(&part).expect("open"))
+                .expect("parquet footer");
+            for group in reader.metadata().row_groups() {
+                assert_eq!(group.num_columns(), table.columns().len());
+                for (chunk, column) in group.columns().iter().zip(table.columns()) {
+                    let dictionary = chunk
+                        .encodings()
+                        .any(|e| e == parquet::basic::Encoding::RLE_DICTIONARY);
+                    assert_eq!(
+                        dictionary,
+                        column.layout.dictionary(),
+                        "{dir}.{}",
+                        column.name
+                    );
+                    assert_eq!(
+                        chunk.statistics().is_some(),
+                        column.layout.statistics(),
+                        "{dir}.{}",
+                        column.name
+                    );
+                }
+            }
+        }
+    }
+    // A new run replaces every partition: no rows of the old options remain.
+    sites_ok(&out, &["-q", "--site-key", "registrable-domain"]);
+    let now = rows(&out.join("sites"));
+    assert!(now
+        .iter()
+        .all(|r| r["site_key"] == "registrable-domain" && r["rank"].is_null()));
+    assert!(!out
+        .read_dir()
+        .expect("out")
+        .flatten()
+        .any(|e| e.file_name().to_string_lossy().starts_with(".sites")));
+}
+
+#[test]
+fn sites_agents_option_and_usage_errors() {
+    let out = census("sites-usage");
+    sites_ok(&out, &["-q", "--agents", "GPTBot"]);
+    let only = rows(&out.join("sites"));
+    assert!(!only.is_empty() && only.iter().all(|r| r["agent"] == "GPTBot"));
+
+    let unknown = sites(&out, &["--agents", "NoSuchBot"]);
+    assert_eq!(unknown.status.code(), Some(2));
+    let message = String::from_utf8_lossy(&unknown.stderr);
+    assert!(
+        message.contains("\"NoSuchBot\" is not in the agents table"),
+        "{message}"
+    );
+
+    let missing = sites(&out.join("nothing-here"), &[]);
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("holds no documents table"));
+
+    // Bad lines of a ranks file are named and skipped; the step finishes with exit 1.
+    let bad = out.parent().expect("dir").join("bad-ranks.csv");
+    std::fs::write(&bad, "1,changing.example.com\nnot a line\n3,\n").expect("write ranks");
+    let skipped = sites(&out, &["-q", "--ranks", bad.to_str().expect("UTF-8")]);
+    assert_eq!(skipped.status.code(), Some(1));
+    let message = String::from_utf8_lossy(&skipped.stderr);
+    assert!(
+        message.contains("bad-ranks.csv:2: not a rank,host line"),
+        "{message}"
+    );
+    assert!(message.contains("bad-ranks.csv:3:"), "{message}");
+}
+
+/// Runs query files with DuckDB from `dir` (which holds `out/`): file stem -> result.
+fn run_queries(dir: &Path, names: &[&str]) -> BTreeMap<String, Value> {
+    let output = Command::new(python())
+        .arg(repo().join("tests/queries/run_queries.py"))
+        .arg(dir)
+        .args(
+            names
+                .iter()
+                .map(|n| repo().join("queries").join(format!("{n}.sql"))),
+        )
+        .output()
+        .expect("run tests/queries/run_queries.py");
+    assert!(
+        output.status.success(),
+        "DuckDB failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|line| {
+            let v: Value = serde_json::from_str(line).expect("JSON line");
+            let name = v["file"]
+                .as_str()
+                .expect("file")
+                .trim_end_matches(".sql")
+                .to_owned();
+            (name, v)
+        })
+        .collect()
+}
+
+#[test]
+fn queries_reproduce_the_published_shapes() {
+    let out = census("sites-queries");
+    let dir = out.parent().expect("dir").to_owned();
+    let ranks = corpus().dir.join("ranks.csv");
+    let ranks = ranks.to_str().expect("UTF-8 path");
+    let expected = &corpus().expected["queries"];
+    // Common Crawl's table and its user-agents table: ranks, host, ccbot.
+    sites_ok(
+        &out,
+        &["-q", "--ranks", ranks, "--status-semantics", "ccbot"],
+    );
+    let mut results = run_queries(&dir, &["cc_status_classes", "agents_named_by_year"]);
+    // The Somesite shape: ranks and the default options.
+    sites_ok(&out, &["-q", "--ranks", ranks]);
+    results.extend(run_queries(&dir, &["agent_restrictions_by_crawl"]));
+    assert_eq!(
+        results.keys().map(String::as_str).collect::<Vec<_>>(),
+        SITES_QUERIES.to_vec()
+    );
+    for name in SITES_QUERIES {
+        let (have, want) = (&results[name], &expected[name]);
+        assert_eq!(have["columns"], want["columns"], "{name}: columns");
+        let (have, want) = (
+            have["rows"].as_array().expect("rows"),
+            want["rows"].as_array().expect("rows"),
+        );
+        assert!(!want.is_empty(), "{name}: the expectation has rows");
+        for (i, (h, w)) in have.iter().zip(want).enumerate() {
+            assert_eq!(h, w, "{name}: row {i}");
+        }
+        assert_eq!(have.len(), want.len(), "{name}: rows");
+    }
+    // The first columns are exactly those of Common Crawl's published file.
+    let reference = std::fs::read_to_string(
+        crate::support::shared()
+            .join("reference/robotstxt-experiments__robotstxt-status-counts-topk.csv"),
+    )
+    .expect("reference CSV");
+    let header: Vec<Value> = reference
+        .lines()
+        .next()
+        .expect("header")
+        .split(',')
+        .map(Value::from)
+        .collect();
+    assert_eq!(
+        results["cc_status_classes"]["columns"]
+            .as_array()
+            .expect("columns"),
+        &header
+    );
+}
+
+/// The agents table's readings (`probe_class`, `cc_class`, root verdict) on every real
+/// body of ../shared/corpus/robots with at most 150 rules, against robots.cc
+/// (tests/sites/corpus_classes.py). Where robots.cc's escaping changed a rule value
+/// (the oracle reports escaped values, the probes use them as written) only the root
+/// verdict is compared.
+#[test]
+fn agent_classes_agree_with_robots_cc_on_the_corpus() {
+    let out = scratch("sites-corpus-classes").join("classes.jsonl");
+    let made = Command::new(python())
+        .arg(repo().join("tests/sites/corpus_classes.py"))
+        .arg(crate::support::shared())
+        .arg(&out)
+        .output()
+        .expect("run corpus_classes.py");
+    assert!(
+        made.status.success(),
+        "{}",
+        String::from_utf8_lossy(&made.stderr)
+    );
+    let (mut bodies, mut compared, mut mismatches) = (0, 0, Vec::new());
+    for line in std::fs::read_to_string(&out)
+        .expect("oracle output")
+        .lines()
+    {
+        let record: Value = serde_json::from_str(line).expect("JSON line");
+        let file = record["file"].as_str().expect("file");
+        let body = std::fs::read(crate::support::shared().join("corpus/robots").join(file))
+            .expect("corpus body");
+        let doc = robots_census::robots::RobotsTxt::parse(&body);
+        let values: Vec<&str> = record["values"]
+            .as_array()
+            .expect("values")
+            .iter()
+            .map(|v| v.as_str().expect("value"))
+            .collect();
+        let as_written = doc.rules.len() == values.len()
+            && doc
+                .rules
+                .iter()
+                .zip(&values)
+                .all(|(r, v)| r.value == v.as_bytes());
+        let probes = doc.probes();
+        bodies += 1;
+        compared += usize::from(as_written);
+        let root = record["root"].as_str().expect("root").as_bytes();
+        for (i, agent) in record["agents"]
+            .as_array()
+            .expect("agents")
+            .iter()
+            .enumerate()
+        {
+            let agent = agent.as_str().expect("agent");
+            let (got_root, probe) = doc.probe_class(agent.as_bytes(), &probes);
+            let cc = doc.rule_set_class(agent.as_bytes());
+            let mut got = vec![("root", got_root.to_string(), (root[i] == b'1').to_string())];
+            if as_written {
+                got.push((
+                    "probe",
+                    probe.as_str().into(),
+                    record["probe"][i].as_str().unwrap_or_default().into(),
+                ));
+                got.push((
+                    "cc",
+                    cc.as_str().into(),
+                    record["cc"][i].as_str().unwrap_or_default().into(),
+                ));
+            }
+            for (what, have, want) in got {
+                if have != want {
+                    mismatches.push(format!(
+                        "{file}: {agent}: {what}: robots-census {have}, robots.cc {want}"
+                    ));
+                }
+            }
+        }
+    }
+    assert!(bodies > 6000, "{bodies} bodies");
+    assert!(compared > 6000, "{compared} bodies compared in full");
+    assert!(
+        mismatches.is_empty(),
+        "{} mismatches:\n{}",
+        mismatches.len(),
+        mismatches[..mismatches.len().min(20)].join("\n")
+    );
+}
