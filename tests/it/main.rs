@@ -3,10 +3,12 @@
 mod cli_check;
 mod conformance;
 mod dataset;
+mod deploy;
 mod differential;
 mod lint_rules;
 mod parser_props;
 mod pipeline;
 mod queries;
 mod schema;
+mod spark;
 mod support;
