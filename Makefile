@@ -7,7 +7,7 @@ PYTHON := $(VENV)/bin/python
 OUT ?= out
 BIN := target/release/robots-census
 
-.PHONY: all build run test venv fmt check-fmt clippy doc clean schemas java wheel spark-demo
+.PHONY: all build run test venv fmt check-fmt clippy doc clean schemas java wheel spark-demo scale-check
 
 all: build
 
@@ -77,6 +77,11 @@ spark-demo: build venv java
 	  data-samples/cc-robotstxt-sample.warc.gz data-samples/IAH-urls-wget.warc.gz data-samples/robots-dump.csv.gz \
 	  --urls data-samples/urls.txt --urls-per-host 5 --out $(SPARK_OUT) --quiet
 	$(BIN) status $(SPARK_OUT)
+
+# SCALING.md's local check: 200 Common Crawl-sized inputs (built once into scale-out/ from
+# ../shared), one process vs 4 shards one after another and all at once, outputs compared.
+scale-check: build venv
+	$(PYTHON) scripts/scale_check.py --bin $(BIN) --shared $(SHARED) --work scale-out
 
 # ---- bench: the benchmark harness (see BENCHMARKS.md) ------------------------------------
 # `make bench` installs GNU time if missing, creates the venv, builds the inputs from

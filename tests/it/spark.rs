@@ -427,7 +427,11 @@ fn spark_job_fails_at_once_when_a_task_exits_2() {
         "{}",
         tail(&said, 6000)
     );
-    assert!(said.contains("injected usage error"), "{}", tail(&said, 6000));
+    assert!(
+        said.contains("injected usage error"),
+        "{}",
+        tail(&said, 6000)
+    );
     let log = log_lines(&dir);
     assert_eq!(
         log.iter().filter(|l| *l == "start 1").count(),
