@@ -20,7 +20,7 @@ pub enum Command {
     Check(crate::check::CheckArgs),
     /// Print the lint findings of one robots.txt.
     Lint(crate::check::LintArgs),
-    /// Report which tasks of a dataset are done; write <OUT>/_SUCCESS when all are.
+    /// Report which tasks of a dataset are done; write OUT/_SUCCESS when all are.
     Status(crate::status::StatusArgs),
 }
 
