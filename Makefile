@@ -7,7 +7,7 @@ PYTHON := $(VENV)/bin/python
 OUT ?= out
 BIN := target/release/robots-census
 
-.PHONY: all build run test venv fmt check-fmt clippy doc clean schemas
+.PHONY: all build run test venv fmt check-fmt clippy doc clean schemas java wheel spark-demo scale-check
 
 all: build
 
@@ -38,8 +38,9 @@ doc:
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --no-deps --locked
 
 # Everything CI runs: formatting, lints, docs, unit + integration tests (release mode:
-# the differential test asks Google's parser millions of questions).
-test: venv check-fmt clippy doc
+# the differential test asks Google's parser millions of questions). The Spark tests
+# need Java and the wheel test the wheel of dist/.
+test: venv check-fmt clippy doc java wheel
 	ROBOTS_CENSUS_PYTHON=$(abspath $(PYTHON)) $(CARGO) test --release --locked
 
 # A long generative differential campaign against Google's parser: the test `make test`
@@ -58,7 +59,40 @@ schemas:
 	UPDATE_SCHEMAS=1 $(CARGO) test --release --locked --test it schema
 
 clean:
-	rm -rf target $(OUT) $(VENV)
+	rm -rf target $(OUT) $(VENV) dist
+
+# ---- scale-out: the wheel, Java for Spark, the Spark job in local mode ---------------------
+
+# dist/robots_census-<version>-py3-none-<platform>.whl: the binary on PATH (pyproject.toml).
+# maturin reuses target/release: after `make build` only the stripped binary is linked.
+wheel: venv
+	rm -f dist/robots_census-*.whl
+	$(VENV)/bin/maturin build --release --locked --out dist
+
+# Java 17 for pyspark, from Debian, when there is no java.
+java:
+	@command -v java >/dev/null || { \
+	  $(BENCH_SUDO) apt-get update -qq && $(BENCH_SUDO) apt-get install -y -qq openjdk-17-jre-headless; }
+
+# The Spark job (spark/robots_census_spark.py) in local mode over the bundled samples,
+# the binary shipped with --files as on a cluster: a complete dataset with _SUCCESS in
+# $(SPARK_OUT). Rerunning it skips the tasks already committed.
+SPARK_OUT    ?= spark-out
+SPARK_MASTER ?= local[2,3]
+spark-demo: build venv java
+	PATH="$(abspath $(VENV))/bin:$$PATH" PYSPARK_PYTHON=$(abspath $(PYTHON)) \
+	PYSPARK_DRIVER_PYTHON=$(abspath $(PYTHON)) SPARK_LOCAL_IP=127.0.0.1 \
+	$(VENV)/bin/spark-submit --master '$(SPARK_MASTER)' --conf spark.ui.enabled=false \
+	  --conf spark.driver.bindAddress=127.0.0.1 --conf spark.driver.host=127.0.0.1 \
+	  --conf spark.log.level=WARN --files $(BIN) spark/robots_census_spark.py \
+	  data-samples/cc-robotstxt-sample.warc.gz data-samples/IAH-urls-wget.warc.gz data-samples/robots-dump.csv.gz \
+	  --urls data-samples/urls.txt --urls-per-host 5 --out $(SPARK_OUT) --quiet
+	$(BIN) status $(SPARK_OUT)
+
+# SCALING.md's local check: 200 Common Crawl-sized inputs (built once into scale-out/ from
+# ../shared), one process vs 4 shards one after another and all at once, outputs compared.
+scale-check: build venv
+	$(PYTHON) scripts/scale_check.py --bin $(BIN) --shared $(SHARED) --work scale-out
 
 # ---- bench: the benchmark harness (see BENCHMARKS.md) ------------------------------------
 # `make bench` installs GNU time if missing, creates the venv, builds the inputs from

@@ -185,6 +185,14 @@ pub struct RunArgs {
     #[arg(long, value_name = "I/N")]
     pub shard: Option<String>,
 
+    /// Print the tasks and exit, reading no input and touching nothing in --out: a
+    /// line `{"tasks": N, "inputs": M, "inputs_per_task": K, "fingerprint": F, "out": O}`,
+    /// then one `{"index": I, "name": T, "inputs": [...]}` per task (only --shard's
+    /// tasks with --shard). What an engine's driver asks before it runs task I as
+    /// `--shard I/N`.
+    #[arg(long)]
+    pub plan: bool,
+
     /// Inputs per task: each task writes one part per table and one manifest
     /// [default: the smallest K giving at most 1,500 tasks].
     #[arg(long, value_name = "K")]

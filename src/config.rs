@@ -210,13 +210,16 @@ impl RunConfig {
         settings.set("csv", format!("{csv:?}"));
         settings.set("default_crawl", args.default_crawl.clone());
         let shard = args.shard.as_deref().map(parse_shard).transpose()?;
-        prepare_output(
-            &args.out,
-            args.resume,
-            args.overwrite,
-            shard.is_some(),
-            &settings,
-        )?;
+        // A plan only lists tasks: --out is neither checked nor created.
+        if !args.plan {
+            prepare_output(
+                &args.out,
+                args.resume,
+                args.overwrite,
+                shard.is_some(),
+                &settings,
+            )?;
+        }
         Ok(RunConfig {
             inputs,
             store,

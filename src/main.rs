@@ -1,10 +1,12 @@
 //! The `robots-census` binary: parse arguments, hand over to the library, exit.
 
+use std::io::Write;
 use std::process::ExitCode;
 
 use clap::Parser;
 use robots_census::cli::{Args, Command, RunArgs, SitesArgs};
 use robots_census::config::RunConfig;
+use robots_census::output::dataset;
 use robots_census::pipeline::{self, PipelineError, INTERRUPTED};
 
 fn main() -> ExitCode {
@@ -57,6 +59,9 @@ fn run(args: &RunArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if args.plan {
+        return plan(&config);
+    }
     if let Err(e) =
         ctrlc::set_handler(|| INTERRUPTED.store(true, std::sync::atomic::Ordering::Relaxed))
     {
@@ -81,6 +86,37 @@ fn run(args: &RunArgs) -> ExitCode {
         }
         Err(e) => {
             eprintln!("robots-census: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// `run --plan`: the task list as JSON lines (see `RunArgs::plan`), for engines that
+/// run one task per worker. Nothing is read or written but stdout.
+fn plan(config: &RunConfig) -> ExitCode {
+    let tasks = dataset::plan_tasks(&config.inputs, config.inputs_per_task);
+    let header = serde_json::json!({
+        "tasks": tasks.len(),
+        "inputs": config.inputs.len(),
+        "inputs_per_task": config.inputs_per_task,
+        "fingerprint": config.settings.fingerprint(),
+        "out": config.out.to_string_lossy(),
+    });
+    let mut lines = vec![header.to_string()];
+    lines.extend(
+        tasks
+            .iter()
+            .filter(|t| config.shard.is_none_or(|(i, n)| t.index % n == i))
+            .map(|t| {
+                serde_json::json!({"index": t.index, "name": t.name, "inputs": t.inputs})
+                    .to_string()
+            }),
+    );
+    let mut stdout = std::io::stdout().lock();
+    match writeln!(stdout, "{}", lines.join("\n")).and_then(|()| stdout.flush()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("robots-census: cannot write the plan: {e}");
             ExitCode::from(2)
         }
     }

@@ -1,0 +1,367 @@
+//! The deployment examples work: `deploy/k8s-indexed-job.yaml` (a Kubernetes Indexed
+//! Job) and `deploy/aws-batch-array.json` (an AWS Batch array job, with its job
+//! definition) are parsed, checked for the settings that make them retry on 75 and fail
+//! fast on 2, and their exact command is run here once per index with the engine's
+//! index variable set. The union of the shards must equal a full run byte for byte,
+//! and `status` must then find the dataset complete.
+//!
+//! What is substituted to run them here, and only that: the `INPUTS` variable (an
+//! `s3://` list) becomes a local list of local inputs, and `OUT` (an `s3://` prefix)
+//! becomes a local directory; the image's `robots-census` on PATH is the binary under
+//! test. The command, its flags and the other variables are used as written.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+use crate::spark::{assert_same_dataset, crawl_inputs};
+use crate::support::{bin, python, repo, scratch};
+
+/// A deploy file as JSON (YAML read by PyYAML from the venv).
+fn load(name: &str) -> Value {
+    let path = repo().join("deploy").join(name);
+    if name.ends_with(".json") {
+        return serde_json::from_slice(&std::fs::read(&path).expect("read")).expect("JSON");
+    }
+    let output = Command::new(python())
+        .args([
+            "-c",
+            "import json, sys, yaml; json.dump(yaml.safe_load(open(sys.argv[1])), sys.stdout)",
+        ])
+        .arg(&path)
+        .output()
+        .expect("python");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).expect("YAML as JSON")
+}
+
+/// `[{name, value}]` as a map.
+fn env_map(list: &Value) -> BTreeMap<String, String> {
+    list.as_array()
+        .expect("env list")
+        .iter()
+        .map(|e| {
+            (
+                e["name"].as_str().expect("name").to_owned(),
+                e["value"].as_str().expect("value").to_owned(),
+            )
+        })
+        .collect()
+}
+
+fn strings(list: &Value) -> Vec<String> {
+    list.as_array()
+        .expect("list")
+        .iter()
+        .map(|s| s.as_str().expect("string").to_owned())
+        .collect()
+}
+
+/// Twelve inputs of two crawls and one missing file (an `errors` row, exit 1), their
+/// list, and a full single-machine run of that list.
+struct Fixture {
+    dir: PathBuf,
+    list: PathBuf,
+    full: PathBuf,
+    path: std::ffi::OsString,
+}
+
+fn fixture(name: &str) -> Fixture {
+    let dir = scratch(name);
+    let mut inputs: Vec<String> = crawl_inputs(&dir, &[3, 4, 2, 5, 1, 3, 6, 2, 3, 4, 2, 1])
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect();
+    inputs.push(dir.join("in/missing.warc.gz").display().to_string());
+    let list = dir.join("inputs.paths");
+    std::fs::write(&list, inputs.join("\n") + "\n").expect("list");
+    let full = dir.join("full");
+    let run = bin()
+        .args(["run", "--quiet", "--inputs-from"])
+        .arg(&list)
+        .arg("--out")
+        .arg(&full)
+        .output()
+        .expect("full run");
+    assert_eq!(
+        run.status.code(),
+        Some(1),
+        "the missing input makes the full run exit 1: {}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    // The image's PATH: a directory holding robots-census, first.
+    let bin_dir = dir.join("bin");
+    std::fs::create_dir_all(&bin_dir).expect("bin dir");
+    std::os::unix::fs::symlink(
+        env!("CARGO_BIN_EXE_robots-census"),
+        bin_dir.join("robots-census"),
+    )
+    .expect("symlink");
+    let path = std::env::join_paths(std::iter::once(bin_dir).chain(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    )))
+    .expect("PATH");
+    Fixture {
+        dir,
+        list,
+        full,
+        path,
+    }
+}
+
+/// Runs `argv` with `env` once per index `0..shards`, `index_var` set to the index, the
+/// s3:// `INPUTS` and `OUT` replaced by local ones; then `status` on the output.
+fn run_every_index(
+    f: &Fixture,
+    argv: &[String],
+    env: &BTreeMap<String, String>,
+    index_var: &str,
+    shards: usize,
+) -> PathBuf {
+    let out = f.dir.join("out");
+    for name in ["INPUTS", "OUT"] {
+        assert!(env[name].starts_with("s3://"), "{name} = {}", env[name]);
+    }
+    for index in 0..shards {
+        let output = Command::new(&argv[0])
+            .args(&argv[1..])
+            .envs(env)
+            .env("INPUTS", &f.list)
+            .env("OUT", &out)
+            .env("PATH", &f.path)
+            .env_remove("JOB_COMPLETION_INDEX")
+            .env_remove("AWS_BATCH_JOB_ARRAY_INDEX")
+            .env(index_var, index.to_string())
+            .output()
+            .expect("run the deploy command");
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "index {index}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    let status = bin().arg("status").arg(&out).output().expect("status");
+    assert_eq!(
+        status.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&status.stdout)
+    );
+    let success: Value =
+        serde_json::from_slice(&std::fs::read(out.join("_SUCCESS")).expect("_SUCCESS"))
+            .expect("_SUCCESS JSON");
+    assert_eq!(success["tasks"], 13);
+    assert_eq!(success["inputs"], 13);
+    assert_eq!(success["documents"], 36);
+    out
+}
+
+#[test]
+fn k8s_indexed_job_shards_union_to_a_full_run() {
+    let job = load("k8s-indexed-job.yaml");
+    assert_eq!(job["apiVersion"], "batch/v1");
+    assert_eq!(job["kind"], "Job");
+    let spec = &job["spec"];
+    assert_eq!(spec["completionMode"], "Indexed");
+    let pod = &spec["template"]["spec"];
+    assert_eq!(pod["restartPolicy"], "Never", "podFailurePolicy needs it");
+    let containers = pod["containers"].as_array().expect("containers");
+    assert_eq!(containers.len(), 1);
+    let container = &containers[0];
+    let rules = spec["podFailurePolicy"]["rules"]
+        .as_array()
+        .expect("podFailurePolicy rules");
+    let rule_for = |code: i64| {
+        rules
+            .iter()
+            .find(|r| {
+                r["onExitCodes"]["operator"] == "In"
+                    && r["onExitCodes"]["values"]
+                        .as_array()
+                        .is_some_and(|v| v.contains(&code.into()))
+            })
+            .unwrap_or_else(|| panic!("no rule for exit code {code}"))
+    };
+    assert_eq!(rule_for(2)["action"], "FailJob");
+    assert_eq!(rule_for(75)["action"], "Count", "75 is retried");
+    for code in [2, 75] {
+        assert_eq!(
+            rule_for(code)["onExitCodes"]["containerName"],
+            container["name"]
+        );
+    }
+    assert!(spec["backoffLimitPerIndex"]
+        .as_u64()
+        .is_some_and(|n| n >= 1));
+
+    let env = env_map(&container["env"]);
+    let shards: usize = env["SHARDS"].parse().expect("SHARDS");
+    assert_eq!(spec["completions"], shards, "one index per shard");
+    assert!(spec["parallelism"]
+        .as_u64()
+        .is_some_and(|p| p as usize <= shards));
+    let argv: Vec<String> = strings(&container["command"])
+        .into_iter()
+        .chain(strings(&container["args"]))
+        .collect();
+    assert!(
+        argv.iter().any(|a| a.contains("--shard \"auto/$SHARDS\"")),
+        "{argv:?}"
+    );
+
+    let f = fixture("deploy-k8s");
+    let out = run_every_index(&f, &argv, &env, "JOB_COMPLETION_INDEX", shards);
+    assert_same_dataset(&out, &f.full);
+}
+
+#[test]
+fn aws_batch_array_shards_union_to_a_full_run() {
+    let submit = load("aws-batch-array.json");
+    let definition = load("aws-batch-job-definition.json");
+    // Both are valid requests of the Batch API (botocore's service model).
+    let check = Command::new(python())
+        .args([
+            "-c",
+            r#"
+import json, sys
+import botocore.session
+from botocore.validate import validate_parameters
+model = botocore.session.get_session().get_service_model("batch")
+for op, path in (("SubmitJob", sys.argv[1]), ("RegisterJobDefinition", sys.argv[2])):
+    validate_parameters(json.load(open(path)), model.operation_model(op).input_shape)
+"#,
+        ])
+        .arg(repo().join("deploy/aws-batch-array.json"))
+        .arg(repo().join("deploy/aws-batch-job-definition.json"))
+        .output()
+        .expect("python");
+    assert!(
+        check.status.success(),
+        "{}",
+        String::from_utf8_lossy(&check.stderr)
+    );
+    assert_eq!(submit["jobDefinition"], definition["jobDefinitionName"]);
+    let retry = &submit["retryStrategy"];
+    let attempts = retry["attempts"].as_u64().expect("attempts");
+    assert!((2..=10).contains(&attempts), "Batch allows 1-10 attempts");
+    let on_exit = retry["evaluateOnExit"].as_array().expect("evaluateOnExit");
+    assert!(on_exit.len() <= 5, "Batch allows 5 conditions");
+    assert_eq!(on_exit[0]["onExitCode"], "75");
+    assert_eq!(on_exit[0]["action"], "RETRY");
+    assert!(
+        on_exit
+            .iter()
+            .any(|c| c["onReason"] == "*" && c["action"] == "EXIT"),
+        "everything else (2 above all) is not retried"
+    );
+
+    let overrides = &submit["containerOverrides"];
+    let env = env_map(&overrides["environment"]);
+    let shards: usize = env["SHARDS"].parse().expect("SHARDS");
+    assert_eq!(submit["arrayProperties"]["size"], shards);
+    assert!(
+        (2..=10_000).contains(&shards),
+        "Batch arrays hold 2-10,000 children"
+    );
+    let argv = strings(&overrides["command"]);
+
+    let f = fixture("deploy-batch");
+    let out = run_every_index(&f, &argv, &env, "AWS_BATCH_JOB_ARRAY_INDEX", shards);
+    assert_same_dataset(&out, &f.full);
+}
+
+/// The wheel `make wheel` left in dist/ for this version.
+fn wheel() -> PathBuf {
+    let prefix = format!("robots_census-{}-", env!("CARGO_PKG_VERSION"));
+    let wheels: Vec<PathBuf> = std::fs::read_dir(repo().join("dist"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with(&prefix))
+                && p.extension().is_some_and(|e| e == "whl")
+        })
+        .collect();
+    assert_eq!(
+        wheels.len(),
+        1,
+        "expected one dist/{prefix}*.whl: run `make wheel` (found {wheels:?})"
+    );
+    wheels[0].clone()
+}
+
+#[test]
+fn wheel_installs_robots_census_on_path() {
+    let wheel = wheel();
+    let dir = scratch("wheel");
+    let venv = dir.join("venv");
+    let made = Command::new(python())
+        .args(["-m", "venv"])
+        .arg(&venv)
+        .output()
+        .expect("python -m venv");
+    assert!(
+        made.status.success(),
+        "{}",
+        String::from_utf8_lossy(&made.stderr)
+    );
+    // No index: the wheel needs nothing from PyPI.
+    let pip = Command::new(venv.join("bin/pip"))
+        .args([
+            "install",
+            "--no-index",
+            "--disable-pip-version-check",
+            "--quiet",
+        ])
+        .arg(&wheel)
+        .output()
+        .expect("pip install");
+    assert!(
+        pip.status.success(),
+        "{}",
+        String::from_utf8_lossy(&pip.stderr)
+    );
+    let installed = venv.join("bin/robots-census");
+    let version = Command::new(&installed)
+        .arg("--version")
+        .output()
+        .expect("robots-census --version");
+    assert_eq!(
+        String::from_utf8_lossy(&version.stdout).trim(),
+        format!("robots-census {}", env!("CARGO_PKG_VERSION"))
+    );
+    let sample = repo().join("data-samples/cc-robotstxt-sample.warc.gz");
+    let run = |program: &Path, out: &Path| {
+        Command::new(program)
+            .arg("run")
+            .arg(&sample)
+            .arg("--out")
+            .arg(out)
+            .arg("--quiet")
+            .output()
+            .expect("run")
+    };
+    let from_wheel = run(&installed, &dir.join("wheel-out"));
+    assert_eq!(
+        from_wheel.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&from_wheel.stderr)
+    );
+    let built = run(
+        Path::new(env!("CARGO_BIN_EXE_robots-census")),
+        &dir.join("built-out"),
+    );
+    assert_eq!(built.status.code(), Some(0));
+    // Same source, same bytes: a difference means dist/ holds a stale wheel (`make wheel`).
+    assert_same_dataset(&dir.join("wheel-out"), &dir.join("built-out"));
+}
