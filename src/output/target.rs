@@ -39,8 +39,10 @@ pub enum OutTarget {
     },
 }
 
-/// Name prefix of staging directories (see [`dataset::temp_path`] for the suffix).
-const STAGING_PREFIX: &str = ".robots-census-staging";
+/// Staging directories are [`dataset::temp_path`]s of this name in `$TMPDIR`:
+/// `.robots-census-staging.<pid>-<n>.tmp`.
+const STAGING_NAME: &str = "robots-census-staging";
+const STAGING_PREFIX: &str = ".robots-census-staging.";
 
 impl OutTarget {
     /// Parses `--out`: a local directory or `s3://bucket/prefix`. S3 targets get a
@@ -61,7 +63,7 @@ impl OutTarget {
                     Some(stores) => stores,
                     None => Arc::new(Stores::new(options)?),
                 };
-                let base = std::env::temp_dir().join(STAGING_PREFIX);
+                let base = std::env::temp_dir().join(STAGING_NAME);
                 Ok(OutTarget::S3 {
                     root: Location::S3 {
                         bucket,
@@ -375,6 +377,12 @@ mod tests {
             OutTarget::object(root, "_dataset.json").to_string(),
             "s3://bucket/_dataset.json"
         );
+        // A staging directory of a process that is gone is removed; ours is too.
+        let dead = std::env::temp_dir().join(format!("{STAGING_PREFIX}4000000000-0.tmp"));
+        std::fs::create_dir_all(dead.join("rules/crawl=X")).expect("mkdir");
+        std::fs::create_dir_all(staging).expect("mkdir");
+        s3.clean_staging();
+        assert!(!dead.exists() && !staging.exists());
         for http in ["http://127.0.0.1:9/out", "https://example.com/x"] {
             let err = parse(http).expect_err(http);
             assert_eq!(err.code(), "remote_bad_location");
