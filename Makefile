@@ -103,6 +103,10 @@ SHARED          ?= ../shared
 BENCH_OUT       ?= bench-out
 BENCH_REPS      ?= 3
 BENCH_RESPONSES ?= 100000
+# The crawl slice: CRAWL_INPUTS Common Crawl-like files of CRAWL_CAPTURES captures each.
+CRAWL_INPUTS    ?= 1000
+CRAWL_CAPTURES  ?= 1200
+CRAWL_REPS      ?= 1
 # apt-get needs root; use sudo when not root.
 BENCH_SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
@@ -110,14 +114,24 @@ BENCH_SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 bench: export PYTHONDONTWRITEBYTECODE = 1
 bench: bench-tools venv bench-inputs
-	$(PYTHON) scripts/bench.py --out $(BENCH_OUT) --shared $(SHARED) --reps $(BENCH_REPS)
+	$(PYTHON) scripts/bench.py --out $(BENCH_OUT) --shared $(SHARED) --reps $(BENCH_REPS) \
+	  --crawl-reps $(CRAWL_REPS)
 
 # GNU time (peak RSS via `/usr/bin/time -v`) and gzip (the decompression baseline).
 bench-tools:
 	@test -x /usr/bin/time && command -v gzip >/dev/null || { \
 	  $(BENCH_SUDO) apt-get update -qq && $(BENCH_SUDO) apt-get install -y -qq time gzip; }
 
-bench-inputs: $(BENCH_OUT)/corpus.json $(BENCH_OUT)/hostile-bomb.warc.gz
+bench-inputs: $(BENCH_OUT)/corpus.json $(BENCH_OUT)/hostile-bomb.warc.gz \
+  $(BENCH_OUT)/crawl-slice/slice-$(CRAWL_INPUTS)x$(CRAWL_CAPTURES).done
+
+# Rebuilt when its size changes (the stamp names it) or its generator does.
+$(BENCH_OUT)/crawl-slice/slice-$(CRAWL_INPUTS)x$(CRAWL_CAPTURES).done: scripts/make_crawl_slice.py \
+  scripts/make_bench_corpus.py scripts/bench_common.py | venv
+	rm -rf $(BENCH_OUT)/crawl-slice $(BENCH_OUT)/crawl-slice-all.warc.gz
+	$(PYTHON) scripts/make_crawl_slice.py --shared $(SHARED) --out $(BENCH_OUT) \
+	  --inputs $(CRAWL_INPUTS) --captures $(CRAWL_CAPTURES)
+	touch $@
 
 $(BENCH_OUT)/corpus.json: scripts/make_bench_corpus.py scripts/bench_common.py | venv
 	$(PYTHON) scripts/make_bench_corpus.py --shared $(SHARED) --out $(BENCH_OUT) \

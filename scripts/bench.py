@@ -11,6 +11,8 @@ still run, and the script exits 1 at the end.
 4. end to end  ``robots-census run`` vs ``python_baseline.py`` vs ``gzip -dc`` and
            ``benches/inflate.rs`` (the decompression limit), ``--threads 1`` and ``2``
 5. hostile peak memory on a 100 MiB body and on a gzip bomb
+6. crawl   the crawl slice (``bench_crawl.py``): 1,000 small inputs from local disk and
+           from a loopback HTTP server injecting 503s, vs one large file, 1 and 2 threads
 
 Process timings use ``/usr/bin/time -v`` (wall time measured here, peak RSS from time),
 repeated ``--reps`` times, median taken. In-process timings are done by the bench
@@ -34,6 +36,8 @@ import time
 from pathlib import Path
 
 import pyarrow.parquet as pq
+
+import bench_crawl
 
 SCRIPTS = Path(__file__).resolve().parent
 REPO = SCRIPTS.parent
@@ -108,8 +112,9 @@ def machine():
             "git": rev, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
 
 
-def build(results):
-    """Build the release binary and the bench programs; return their paths."""
+def build(results, benches=True):
+    """Build the release binary and (unless ``benches`` is false) the bench programs;
+    return their paths."""
     paths = {}
     try:
         cmd = ["cargo", "build", "--release", "--locked", "--bin", "robots-census"]
@@ -120,7 +125,7 @@ def build(results):
         paths["robots-census"] = REPO / "target" / "release" / "robots-census"
     except StepFailed as exc:
         results["failures"].append(f"build robots-census: {exc}")
-    for bench in ["inflate", "parse", "verdicts"]:
+    for bench in ["inflate", "parse", "verdicts"] if benches else []:
         try:
             paths[bench] = build_bench(bench)
         except StepFailed as exc:
@@ -265,6 +270,12 @@ def bench_e2e(args, paths, results):
 
 # ---------------------------------------------------------------- report
 
+def bench_crawl_step(args, paths, results):
+    # The crawl slice is timed with repetitions of its own (it takes minutes per run).
+    crawl_args = argparse.Namespace(**{**vars(args), "reps": args.crawl_reps})
+    bench_crawl.run(crawl_args, paths, results, timed, step, table_rows)
+
+
 def fmt(x, digits=1):
     if x is None:
         return "n/a"
@@ -283,6 +294,7 @@ def render(results):
     ]
     lines += render_parse(results["parse"]) + render_verdicts(results["verdicts"])
     lines += render_e2e(results["e2e"])
+    lines += bench_crawl.render(results["crawl"])
     if results["failures"]:
         lines += ["## Not run", ""] + [f"- {f}" for f in results["failures"]] + [""]
     return "\n".join(lines)
@@ -389,16 +401,20 @@ def main():
     parser.add_argument("--out", default="bench-out")
     parser.add_argument("--shared", default="../shared")
     parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--crawl-reps", type=int, default=1, help="repetitions of the crawl-slice runs")
     parser.add_argument("--every", type=int, default=20, help="sample for the slow verdict engines")
-    parser.add_argument("--only", default="parse,verdicts,e2e", help="comma-separated steps")
+    parser.add_argument("--only", default="parse,verdicts,e2e,crawl", help="comma-separated steps")
     args = parser.parse_args()
     args.out = str(Path(args.out).resolve())
     args.shared = str(Path(args.shared).resolve())
     results = {"machine": machine(), "reps": args.reps, "parse": [], "verdicts": [], "e2e": [],
-               "failures": []}
-    paths = build(results)
-    steps = {"parse": bench_parse, "verdicts": bench_verdicts, "e2e": bench_e2e}
-    for name in args.only.split(","):
+               "crawl": [], "failures": []}
+    only = args.only.split(",")
+    # The crawl slice needs only the robots-census binary.
+    paths = build(results, benches=only != ["crawl"])
+    steps = {"parse": bench_parse, "verdicts": bench_verdicts, "e2e": bench_e2e,
+             "crawl": bench_crawl_step}
+    for name in only:
         steps[name](args, paths, results)
     report = render(results)
     Path(args.out, "results.md").write_text(report)

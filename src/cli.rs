@@ -127,9 +127,10 @@ pub struct RunArgs {
     #[arg(long, value_name = "SECS", default_value_t = DEFAULT_IO_TIMEOUT_SECS)]
     pub io_timeout: u64,
 
-    /// Output directory.
-    #[arg(long, short, value_name = "DIR")]
-    pub out: PathBuf,
+    /// Output: a directory, or s3://bucket/prefix (each part one PUT, staged in
+    /// $TMPDIR first; the task's manifest PUT last).
+    #[arg(long, short, value_name = "DIR|s3://BUCKET/PREFIX")]
+    pub out: String,
 
     /// Worker threads (default: all cores).
     #[arg(long, short = 'j', value_name = "N")]

@@ -12,7 +12,7 @@ use crate::cli::RunArgs;
 use crate::input::CsvOptions;
 use crate::limits::MAX_QUESTIONS_PER_DOCUMENT;
 use crate::output::dataset::{self, Settings, FORMAT_VERSION};
-use crate::output::TableSet;
+use crate::output::{OutTarget, TableSet};
 use crate::store::{Location, RetryPolicy, StoreError, StoreOptions, Stores};
 use crate::verdicts::{parse_agent_list, read_url_list, UrlPlan, DEFAULT_AGENTS};
 
@@ -36,15 +36,14 @@ pub enum ConfigError {
         path: PathBuf,
         source: std::io::Error,
     },
-    #[error("output directory {0} already holds tables: pass --resume to continue it or --overwrite to replace it")]
-    OutputExists(PathBuf),
+    #[error("output {0} already holds tables: pass --resume to continue it or --overwrite to replace it")]
+    OutputExists(String),
     #[error("{out} was written with other settings ({differences}); rerun with the same flags and inputs, or --overwrite")]
-    SettingsDiffer { out: PathBuf, differences: String },
-    #[error("cannot prepare output directory {path}: {source}")]
-    Output {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    SettingsDiffer { out: String, differences: String },
+    #[error("cannot prepare output {path}: {detail}")]
+    Output { path: String, detail: String },
+    #[error("--out: {0}")]
+    Out(StoreError),
     #[error("cannot read the dataset settings: {0}")]
     Meta(String),
     #[error("--agents: no agent tokens given")]
@@ -78,7 +77,8 @@ pub struct RunConfig {
     pub inputs: Vec<String>,
     /// Remote access: request cap, retry budget, timeouts.
     pub store: StoreOptions,
-    pub out: PathBuf,
+    /// Where the dataset goes: a local directory or an S3 prefix (staged locally).
+    pub out: OutTarget,
     pub threads: usize,
     pub quiet: bool,
     pub resume: bool,
@@ -210,10 +210,11 @@ impl RunConfig {
         settings.set("csv", format!("{csv:?}"));
         settings.set("default_crawl", args.default_crawl.clone());
         let shard = args.shard.as_deref().map(parse_shard).transpose()?;
+        let out = OutTarget::parse(&args.out, store, None).map_err(ConfigError::Out)?;
         // A plan only lists tasks: --out is neither checked nor created.
         if !args.plan {
             prepare_output(
-                &args.out,
+                &out,
                 args.resume,
                 args.overwrite,
                 shard.is_some(),
@@ -223,7 +224,7 @@ impl RunConfig {
         Ok(RunConfig {
             inputs,
             store,
-            out: args.out.clone(),
+            out,
             threads,
             quiet: args.quiet,
             resume: args.resume,
@@ -284,7 +285,11 @@ fn read(path: &Path) -> Result<String, ConfigError> {
 /// symlink to `x` are one input: the first spelling is kept), sorted. Missing files
 /// are kept: they become error rows, not usage errors.
 fn expand_inputs(args: &RunArgs, store: &StoreOptions) -> Result<Vec<String>, ConfigError> {
-    let out = std::fs::canonicalize(&args.out).ok();
+    // A local --out is never read as input (an s3:// one cannot be walked into).
+    let out = match Location::parse(&args.out) {
+        Ok(Location::Local(dir)) => std::fs::canonicalize(dir).ok(),
+        _ => None,
+    };
     let mut inputs = Vec::new();
     for arg in &args.inputs {
         let location = Location::parse(arg).map_err(ConfigError::Location)?;
@@ -402,62 +407,54 @@ fn read_list(list: &Location, options: &StoreOptions) -> Result<String, ConfigEr
 }
 
 /// Refuses to mix a new run into an existing output unless asked to, and a
-/// resume under settings other than the dataset's; records the settings.
+/// resume under settings other than the dataset's; removes leftovers of killed runs.
 fn prepare_output(
-    out: &Path,
+    out: &OutTarget,
     resume: bool,
     overwrite: bool,
     shard: bool,
     settings: &Settings,
 ) -> Result<(), ConfigError> {
-    let ours = |name: &str| {
-        crate::output::Table::ALL.iter().any(|t| t.name() == name)
-            || name == dataset::MANIFEST_DIR
-            || name == dataset::DATASET_FILE
+    let output_err = |detail: String| ConfigError::Output {
+        path: out.to_string(),
+        detail,
     };
-    let existing: Vec<PathBuf> = match std::fs::read_dir(out) {
-        Ok(entries) => entries
-            .flatten()
-            .filter(|e| ours(&e.file_name().to_string_lossy()))
-            .map(|e| e.path())
-            .collect(),
-        Err(_) => Vec::new(),
-    };
-    let output_err = |source| ConfigError::Output {
-        path: out.to_owned(),
-        source,
-    };
-    let meta = dataset::read_meta(out).map_err(ConfigError::Meta)?;
+    let existing = out.existing().map_err(output_err)?;
+    let meta = out.read_meta().map_err(ConfigError::Meta)?;
     // Shards of one list and flags write disjoint tasks of one dataset: a shard
     // meeting the others' output with the same settings is expected, and harmless.
     let same_dataset = meta.as_ref().is_some_and(|m| m.settings == *settings);
     let continuing = resume || (shard && same_dataset);
     if !existing.is_empty() && !continuing {
         if !overwrite {
-            return Err(ConfigError::OutputExists(out.to_owned()));
+            return Err(ConfigError::OutputExists(out.to_string()));
         }
         // Only what this tool writes is removed, never anything else in --out.
-        for path in existing {
-            if path.is_dir() {
-                std::fs::remove_dir_all(&path).map_err(output_err)?;
-            } else {
-                std::fs::remove_file(&path).map_err(output_err)?;
-            }
-        }
+        out.remove_existing(&existing).map_err(output_err)?;
     }
     if resume || shard {
         if let Some(meta) = &meta {
             let differences = meta.settings.differences(settings);
             if !differences.is_empty() {
                 return Err(ConfigError::SettingsDiffer {
-                    out: out.to_owned(),
+                    out: out.to_string(),
                     differences: differences.join(", "),
                 });
             }
         }
-        dataset::remove_leftovers(out).map_err(output_err)?;
     }
-    std::fs::create_dir_all(out).map_err(output_err)
+    // Staging directories of S3 runs that were killed (their PUTs are atomic: the
+    // bucket itself holds no temporaries).
+    out.clean_staging();
+    match out {
+        OutTarget::Local(dir) => {
+            if resume || shard {
+                dataset::remove_leftovers(dir).map_err(|e| output_err(e.to_string()))?;
+            }
+            std::fs::create_dir_all(dir).map_err(|e| output_err(e.to_string()))
+        }
+        OutTarget::S3 { .. } => Ok(()),
+    }
 }
 
 #[cfg(test)]

@@ -3,12 +3,13 @@
 //! engine's driver runs after its tasks (see `spark/` and `deploy/`).
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use serde::Serialize;
 
 use crate::output::dataset::{self, TaskManifest};
+use crate::output::OutTarget;
+use crate::store::StoreOptions;
 
 /// Arguments of `robots-census status`.
 #[derive(Debug, clap::Args)]
@@ -16,8 +17,9 @@ use crate::output::dataset::{self, TaskManifest};
     after_help = "Exit codes:\n  0  every task is done (and _SUCCESS was written)\n  1  some tasks are missing or must be retried\n  2  not a dataset, or it cannot be read"
 )]
 pub struct StatusArgs {
-    /// The dataset (the --out of `run`).
-    pub out: PathBuf,
+    /// The dataset (the --out of `run`): a directory or s3://bucket/prefix.
+    #[arg(value_name = "DIR|s3://BUCKET/PREFIX")]
+    pub out: String,
     /// Print the report as JSON.
     #[arg(long)]
     pub json: bool,
@@ -44,29 +46,18 @@ pub struct Status {
 }
 
 /// Reads the dataset's settings and manifests.
-pub fn dataset_status(out: &std::path::Path) -> Result<Status, String> {
-    let meta = dataset::read_meta(out)?.ok_or_else(|| {
-        format!(
-            "{}: no {} (not a dataset)",
-            out.display(),
-            dataset::DATASET_FILE
-        )
-    })?;
+pub fn dataset_status(out: &OutTarget) -> Result<Status, String> {
+    let meta = out
+        .read_meta()?
+        .ok_or_else(|| format!("{out}: no {} (not a dataset)", dataset::DATASET_FILE))?;
     let mut status = Status {
         tasks: meta.tasks,
         fingerprint: meta.fingerprint.clone(),
         ..Default::default()
     };
     let mut seen = vec![false; meta.tasks];
-    let entries = std::fs::read_dir(out.join(dataset::MANIFEST_DIR))
-        .into_iter()
-        .flatten();
-    for entry in entries.flatten() {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        let Some(task) = name.strip_suffix(".json") else {
-            continue;
-        };
-        let Some(manifest) = dataset::read_manifest(out, task) else {
+    for task in out.manifest_names()? {
+        let Some(manifest) = out.read_manifest(&task) else {
             continue;
         };
         if manifest.fingerprint != meta.fingerprint || manifest.index >= meta.tasks {
@@ -103,8 +94,11 @@ fn add_totals(status: &mut Status, manifest: &TaskManifest) {
 
 /// The `status` command.
 pub fn status(args: &StatusArgs) -> ExitCode {
-    let status = match dataset_status(&args.out) {
-        Ok(status) => status,
+    let (out, status) = match OutTarget::parse(&args.out, StoreOptions::default(), None)
+        .map_err(|e| e.to_string())
+        .and_then(|out| dataset_status(&out).map(|status| (out, status)))
+    {
+        Ok(found) => found,
         Err(e) => {
             eprintln!("robots-census status: {e}");
             return ExitCode::from(2);
@@ -137,8 +131,7 @@ pub fn status(args: &StatusArgs) -> ExitCode {
     if !status.complete {
         return ExitCode::from(1);
     }
-    let path = args.out.join("_SUCCESS");
-    if let Err(e) = dataset::write_atomic(&path, json.as_bytes()) {
+    if let Err(e) = out.write_file(dataset::SUCCESS_FILE, json.as_bytes()) {
         eprintln!("robots-census status: {e}");
         return ExitCode::from(2);
     }

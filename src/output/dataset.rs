@@ -30,6 +30,8 @@ pub const FORMAT_VERSION: u32 = 2;
 pub const MANIFEST_DIR: &str = "_manifests";
 /// `<out>/_dataset.json`: the settings every task of the dataset was made with.
 pub const DATASET_FILE: &str = "_dataset.json";
+/// `<out>/_SUCCESS`: written by `robots-census status` once every task is done.
+pub const SUCCESS_FILE: &str = "_SUCCESS";
 
 /// Most part files per table for one crawl by default: a 90,000-file Common Crawl
 /// crawl becomes 1,500 tasks of 60 inputs, so analysts' engines open 1,500 files per
@@ -232,7 +234,7 @@ pub fn temp_path(path: &Path) -> PathBuf {
 }
 
 /// The writing process of a temporary file, from its name.
-fn temp_owner(name: &str) -> Option<u32> {
+pub(crate) fn temp_owner(name: &str) -> Option<u32> {
     let stem = name.strip_suffix(".tmp")?;
     let (_, tail) = stem.rsplit_once('.')?;
     tail.split_once('-')?.0.parse().ok()

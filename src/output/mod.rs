@@ -8,6 +8,7 @@
 pub mod dataset;
 pub mod rows;
 pub mod schema;
+pub mod target;
 
 use std::fs::{self, File};
 use std::io::BufWriter;
@@ -27,6 +28,7 @@ use rayon::prelude::*;
 
 pub use rows::{AgentRow, Batches, DocInfo, Problem};
 pub use schema::{Table, TableSet};
+pub use target::OutTarget;
 
 /// Errors of the output stage: all of them end the run (exit 2).
 #[derive(Debug, thiserror::Error)]
@@ -41,6 +43,8 @@ pub enum OutputError {
         path: PathBuf,
         source: parquet::errors::ParquetError,
     },
+    #[error("cannot write the output: {0}")]
+    Store(crate::store::StoreError),
     #[error("cannot build {table} rows: {source}")]
     Arrow {
         table: &'static str,

@@ -69,7 +69,8 @@ pub fn run(config: &RunConfig) -> Result<Summary, PipelineError> {
         Some((i, n)) => all.into_iter().filter(|t| t.index % n == i).collect(),
         None => all,
     };
-    // One store handle (runtime, request cap) for every remote input of the run.
+    // One store handle (runtime, request cap) for every remote input of the run;
+    // an S3 output has its own (its PUTs do not wait behind input downloads).
     let remote = config
         .inputs
         .iter()
@@ -79,6 +80,18 @@ pub fn run(config: &RunConfig) -> Result<Summary, PipelineError> {
     } else {
         None
     };
+    let result = run_tasks(config, stores.as_ref(), &tasks, started);
+    config.out.clean_staging();
+    result
+}
+
+/// Runs `tasks` over the worker slots and sums their manifests.
+fn run_tasks(
+    config: &RunConfig,
+    stores: Option<&Stores>,
+    tasks: &[Task],
+    started: Instant,
+) -> Result<Summary, PipelineError> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(config.threads)
         .build()
@@ -104,8 +117,7 @@ pub fn run(config: &RunConfig) -> Result<Summary, PipelineError> {
                 if should_stop() {
                     break;
                 }
-                let result =
-                    pool.install(|| run_task(config, stores.as_ref(), &tasks[i], &progress));
+                let result = pool.install(|| run_task(config, stores, &tasks[i], &progress));
                 if let Err(e) = &result {
                     if !matches!(e, PipelineError::Interrupted) {
                         FAILED.store(true, Ordering::Relaxed);
@@ -155,7 +167,14 @@ pub fn run(config: &RunConfig) -> Result<Summary, PipelineError> {
 
 /// Writes `<out>/_dataset.json` unless it is there (config checked that it matches).
 fn write_meta(config: &RunConfig, tasks: usize) -> Result<(), PipelineError> {
-    if config.out.join(dataset::DATASET_FILE).exists() {
+    let present = config
+        .out
+        .read_file(dataset::DATASET_FILE)
+        .map_err(|detail| OutputError::Io {
+            path: dataset::DATASET_FILE.into(),
+            source: std::io::Error::other(detail),
+        })?;
+    if present.is_some() {
         return Ok(());
     }
     let meta = DatasetMeta {
@@ -165,11 +184,10 @@ fn write_meta(config: &RunConfig, tasks: usize) -> Result<(), PipelineError> {
         tasks,
         inputs: config.inputs.len(),
     };
-    let path = config.out.join(dataset::DATASET_FILE);
     let json = serde_json::to_vec_pretty(&meta).map_err(|e| OutputError::Io {
-        path: path.clone(),
+        path: dataset::DATASET_FILE.into(),
         source: e.into(),
     })?;
-    dataset::write_atomic(&path, &json)?;
+    config.out.write_file(dataset::DATASET_FILE, &json)?;
     Ok(())
 }

@@ -10,7 +10,7 @@ use super::stream::{read_input, record_unreadable};
 use super::{should_stop, PipelineError};
 use crate::config::RunConfig;
 use crate::input::Unreadable;
-use crate::output::dataset::{self, InputReport, PartFile, Task, TaskManifest, FORMAT_VERSION};
+use crate::output::dataset::{InputReport, PartFile, Task, TaskManifest, FORMAT_VERSION};
 use crate::output::{Batches, OutputError, PartWriter, Problem, TableSet};
 use crate::progress::Progress;
 use crate::store::Stores;
@@ -76,7 +76,7 @@ pub(super) fn run_task(
 ) -> Result<TaskOutcome, PipelineError> {
     let fingerprint = config.settings.fingerprint();
     if config.resume {
-        if let Some(manifest) = dataset::read_manifest(&config.out, &task.name) {
+        if let Some(manifest) = config.out.read_manifest(&task.name) {
             if manifest.fingerprint == fingerprint && !manifest.needs_retry() {
                 let (bytes, docs) = manifest
                     .inputs
@@ -94,7 +94,7 @@ pub(super) fn run_task(
     // starts again with that input as one error row (at most once per input).
     let mut failed: BTreeMap<&str, Unreadable> = BTreeMap::new();
     let (writers, reports) = 'attempt: loop {
-        let mut writers = TaskWriters::new(&config.out, &task.name, config.tables);
+        let mut writers = TaskWriters::new(config.out.local_dir(), &task.name, config.tables);
         let mut reports = Vec::with_capacity(task.inputs.len());
         for source in &task.inputs {
             if should_stop() {
@@ -128,6 +128,9 @@ pub(super) fn run_task(
         break (writers, reports);
     };
     let files = writers.commit()?;
+    // On S3, each part is PUT now (locally they are in place already); the
+    // manifest comes after every part of the task.
+    config.out.publish(&files)?;
     let mut rows = BTreeMap::new();
     for file in &files {
         *rows.entry(file.table.clone()).or_default() += file.rows;
@@ -141,11 +144,7 @@ pub(super) fn run_task(
         rows,
         files,
     };
-    let json = serde_json::to_vec_pretty(&manifest).map_err(|e| OutputError::Io {
-        path: dataset::manifest_path(&config.out, &task.name),
-        source: e.into(),
-    })?;
-    dataset::write_atomic(&dataset::manifest_path(&config.out, &task.name), &json)?;
+    config.out.write_manifest(&manifest)?;
     Ok(TaskOutcome {
         manifest,
         resumed: false,

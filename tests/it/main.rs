@@ -12,6 +12,7 @@ mod parser_props;
 mod pipeline;
 mod queries;
 mod remote;
+mod remote_out;
 mod schema;
 mod sites;
 mod spark;

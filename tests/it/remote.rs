@@ -36,9 +36,9 @@ fn user_agent() -> String {
 }
 
 /// A server process this test started; killed (by its own handle) when dropped.
-struct Server {
+pub(crate) struct Server {
     child: Child,
-    port: u16,
+    pub(crate) port: u16,
 }
 
 impl Server {
@@ -64,7 +64,7 @@ impl Server {
         Server { child, port }
     }
 
-    fn url(&self, path: &str) -> String {
+    pub(crate) fn url(&self, path: &str) -> String {
         format!("http://127.0.0.1:{}/{path}", self.port)
     }
 
@@ -88,21 +88,21 @@ impl Server {
             .unwrap_or_default()
     }
 
-    fn set_faults(&self, faults: serde_json::Value) {
+    pub(crate) fn set_faults(&self, faults: serde_json::Value) {
         self.control("POST", "/_faults", &faults.to_string());
     }
 
-    fn reset_stats(&self) {
+    pub(crate) fn reset_stats(&self) {
         self.control("POST", "/_reset", "");
     }
 
     /// `{requests, peak, log: [{method, path, range, if_match, user_agent, time, status, etag}]}`.
-    fn stats(&self) -> serde_json::Value {
+    pub(crate) fn stats(&self) -> serde_json::Value {
         serde_json::from_str(&self.control("GET", "/_stats", "")).expect("stats JSON")
     }
 
     /// The requests to `path`, in order.
-    fn requests_to(&self, path: &str) -> Vec<serde_json::Value> {
+    pub(crate) fn requests_to(&self, path: &str) -> Vec<serde_json::Value> {
         let stats = self.stats();
         let mut log: Vec<serde_json::Value> = stats["log"]
             .as_array()
@@ -128,7 +128,7 @@ impl Drop for Server {
     }
 }
 
-fn fault_server(root: &Path) -> Server {
+pub(crate) fn fault_server(root: &Path) -> Server {
     let mut cmd = Command::new(python());
     cmd.arg(repo().join("tests/servers/fault_http.py"))
         .arg("--root")
@@ -138,7 +138,7 @@ fn fault_server(root: &Path) -> Server {
 }
 
 /// moto's S3 with `bucket` holding `objects` (key, local file).
-fn moto_server(bucket: &str, objects: &[(String, PathBuf)]) -> Server {
+pub(crate) fn moto_server(bucket: &str, objects: &[(String, PathBuf)]) -> Server {
     let mut cmd = Command::new(python());
     cmd.arg(repo().join("tests/servers/moto_s3.py")).args([
         "--bucket",
@@ -155,7 +155,7 @@ fn moto_server(bucket: &str, objects: &[(String, PathBuf)]) -> Server {
 /// The input files: the bundled samples and real WARC samples of ../shared (a
 /// truncated gzip, a per-record zstd WARC, a WARC whose lengths lie), so damaged
 /// data must read the same remotely as locally.
-fn sample_files() -> Vec<PathBuf> {
+pub(crate) fn sample_files() -> Vec<PathBuf> {
     let warc = shared().join("corpus/warc");
     vec![
         repo().join("data-samples/cc-robotstxt-sample.warc.gz"),
@@ -168,7 +168,7 @@ fn sample_files() -> Vec<PathBuf> {
 }
 
 /// The clean samples only (a run of them exits 0).
-fn clean_files() -> Vec<PathBuf> {
+pub(crate) fn clean_files() -> Vec<PathBuf> {
     sample_files().into_iter().take(3).collect()
 }
 
@@ -177,7 +177,7 @@ const CRAWL: &str = "CC-MAIN-2024-22";
 /// Copies `files` under `<dir>/srv/crawl-data/<crawl>/robotstxt/`, writes the list of
 /// their relative paths (Common Crawl's form) as `<dir>/srv/paths.txt`, and returns
 /// (served root, relative paths).
-fn serve_tree(dir: &Path, files: &[PathBuf]) -> (PathBuf, Vec<String>) {
+pub(crate) fn serve_tree(dir: &Path, files: &[PathBuf]) -> (PathBuf, Vec<String>) {
     let root = dir.join("srv");
     let sub = format!("crawl-data/{CRAWL}/robotstxt");
     std::fs::create_dir_all(root.join(&sub)).expect("mkdir");
@@ -197,9 +197,9 @@ fn serve_tree(dir: &Path, files: &[PathBuf]) -> (PathBuf, Vec<String>) {
 }
 
 /// A few agents keep the verdict tables small; the comparison covers every table.
-const AGENTS: &str = "GPTBot,Googlebot,CCBot";
+pub(crate) const AGENTS: &str = "GPTBot,Googlebot,CCBot";
 
-fn census(args: &[&str], env: &[(&str, String)]) -> Output {
+pub(crate) fn census(args: &[&str], env: &[(&str, String)]) -> Output {
     let mut cmd = bin();
     cmd.arg("run").args(args).args(["--agents", AGENTS, "-q"]);
     // Hermetic: no AWS setting of the machine leaks in.
@@ -221,7 +221,7 @@ fn census(args: &[&str], env: &[(&str, String)]) -> Output {
 }
 
 /// The local run of the served files, the reference every remote run must equal.
-fn local_run(dir: &Path, root: &Path, rel: &[String]) -> (PathBuf, Option<i32>) {
+pub(crate) fn local_run(dir: &Path, root: &Path, rel: &[String]) -> (PathBuf, Option<i32>) {
     let out = dir.join("out-local");
     let inputs: Vec<String> = rel
         .iter()
@@ -254,7 +254,7 @@ fn rows(out: &Path, table: &str) -> Vec<String> {
     rows
 }
 
-fn assert_same_rows(expected: &Path, actual: &Path) {
+pub(crate) fn assert_same_rows(expected: &Path, actual: &Path) {
     for table in TABLES {
         let (want, got) = (rows(expected, table), rows(actual, table));
         assert_eq!(want.len(), got.len(), "{table}: row count");
@@ -315,7 +315,7 @@ fn manifest_of(out: &Path, source: &str) -> serde_json::Value {
         .unwrap_or_else(|| panic!("no manifest report for {source}"))
 }
 
-fn path_arg(p: &Path) -> String {
+pub(crate) fn path_arg(p: &Path) -> String {
     p.display().to_string()
 }
 

@@ -1,0 +1,392 @@
+//! Where a dataset lives (`--out`, `status OUT`): a local directory, or an S3 prefix.
+//!
+//! Local: parts are written under temporary names in the dataset itself, fsynced and
+//! renamed into place ([`super::PartWriter::commit`]); manifests likewise
+//! ([`dataset::write_atomic`]).
+//!
+//! S3 (`s3://bucket/prefix`): the same [`super::PartWriter`] writes each part into a
+//! local staging directory (`$TMPDIR/.robots-census-staging.<pid>-<n>.tmp/`, laid out
+//! like the dataset), so the bytes are those of a local run; [`OutTarget::publish`]
+//! then sends each committed part in one PUT (atomic: a reader sees the whole object
+//! or none) and removes the staged copy. The task's manifest is PUT after all its
+//! parts. A PUT sends the whole part from memory, so a run holds at most one part
+//! per worker thread in memory while uploading (parts of the default task size are
+//! tens of MB; S3 takes up to 5 GiB in one PUT). Staging directories of runs that no
+//! longer live (a SIGKILL) are removed when the next run starts.
+//!
+//! `http(s)://` cannot be written to: it is a usage error.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use bytes::Bytes;
+
+use super::dataset::{self, DatasetMeta, PartFile, TaskManifest};
+use super::{io_err, OutputError, Table};
+use crate::store::{Location, StoreError, StoreOptions, Stores};
+
+/// The output of a run, or the dataset `status` reads.
+#[derive(Debug, Clone)]
+pub enum OutTarget {
+    Local(PathBuf),
+    S3 {
+        /// The dataset root: an S3 location whose key has no trailing `/`.
+        root: Location,
+        /// Local directory where parts are written before their PUT.
+        staging: PathBuf,
+        stores: Arc<Stores>,
+    },
+}
+
+/// Staging directories are [`dataset::temp_path`]s of this name in `$TMPDIR`:
+/// `.robots-census-staging.<pid>-<n>.tmp`.
+const STAGING_NAME: &str = "robots-census-staging";
+const STAGING_PREFIX: &str = ".robots-census-staging.";
+
+impl OutTarget {
+    /// Parses `--out`: a local directory or `s3://bucket/prefix`. S3 targets get a
+    /// store handle (`stores`, or a new one with `options`) and a staging directory
+    /// name unique to this process (made when the first part is written).
+    pub fn parse(
+        text: &str,
+        options: StoreOptions,
+        stores: Option<Arc<Stores>>,
+    ) -> Result<OutTarget, StoreError> {
+        match Location::parse(text)? {
+            Location::Local(path) => Ok(OutTarget::Local(path)),
+            Location::Http(url) => Err(StoreError::BadLocation(format!(
+                "{url}: an http(s):// URL cannot be an output (use a directory or s3://bucket/prefix)"
+            ))),
+            Location::S3 { bucket, key } => {
+                let stores = match stores {
+                    Some(stores) => stores,
+                    None => Arc::new(Stores::new(options)?),
+                };
+                let base = std::env::temp_dir().join(STAGING_NAME);
+                Ok(OutTarget::S3 {
+                    root: Location::S3 {
+                        bucket,
+                        key: key.trim_end_matches('/').to_owned(),
+                    },
+                    staging: dataset::temp_path(&base),
+                    stores,
+                })
+            }
+        }
+    }
+
+    /// The local directory parts are written into: the dataset itself, or the staging
+    /// directory of an S3 dataset.
+    pub fn local_dir(&self) -> &Path {
+        match self {
+            OutTarget::Local(path) => path,
+            OutTarget::S3 { staging, .. } => staging,
+        }
+    }
+
+    /// The store handle of an S3 dataset.
+    pub fn stores(&self) -> Option<&Arc<Stores>> {
+        match self {
+            OutTarget::Local(_) => None,
+            OutTarget::S3 { stores, .. } => Some(stores),
+        }
+    }
+
+    /// The object at `rel` (a `/`-separated path under the dataset root).
+    fn object(root: &Location, rel: &str) -> Location {
+        match root {
+            Location::S3 { bucket, key } if key.is_empty() => Location::S3 {
+                bucket: bucket.clone(),
+                key: rel.to_owned(),
+            },
+            Location::S3 { bucket, key } => Location::S3 {
+                bucket: bucket.clone(),
+                key: format!("{key}/{rel}"),
+            },
+            other => other.clone(),
+        }
+    }
+
+    /// Writes a small file of the dataset (`_dataset.json`, a manifest, `_SUCCESS`)
+    /// atomically: fsync + rename locally, one PUT on S3.
+    pub fn write_file(&self, rel: &str, contents: &[u8]) -> Result<(), OutputError> {
+        match self {
+            OutTarget::Local(dir) => dataset::write_atomic(&dir.join(rel), contents),
+            OutTarget::S3 { root, stores, .. } => stores
+                .put(&Self::object(root, rel), Bytes::copy_from_slice(contents))
+                .map_err(OutputError::Store),
+        }
+    }
+
+    /// Reads a small file of the dataset; `None` when it is not there.
+    pub fn read_file(&self, rel: &str) -> Result<Option<Vec<u8>>, String> {
+        match self {
+            OutTarget::Local(dir) => {
+                let path = dir.join(rel);
+                match std::fs::read(&path) {
+                    Ok(bytes) => Ok(Some(bytes)),
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+                    Err(e) => Err(format!("{}: {e}", path.display())),
+                }
+            }
+            OutTarget::S3 { root, stores, .. } => stores
+                .get_opt(&Self::object(root, rel))
+                .map_err(|e| e.to_string()),
+        }
+    }
+
+    /// `_dataset.json`, if any.
+    pub fn read_meta(&self) -> Result<Option<DatasetMeta>, String> {
+        match self {
+            OutTarget::Local(dir) => dataset::read_meta(dir),
+            OutTarget::S3 { .. } => match self.read_file(dataset::DATASET_FILE)? {
+                None => Ok(None),
+                Some(bytes) => serde_json::from_slice(&bytes)
+                    .map(Some)
+                    .map_err(|e| format!("{self}/{}: {e}", dataset::DATASET_FILE)),
+            },
+        }
+    }
+
+    /// A finished task's manifest; `None` when missing or unreadable (not done).
+    pub fn read_manifest(&self, task: &str) -> Option<TaskManifest> {
+        match self {
+            OutTarget::Local(dir) => dataset::read_manifest(dir, task),
+            OutTarget::S3 { .. } => {
+                let bytes = self.read_file(&manifest_rel(task)).ok()??;
+                serde_json::from_slice(&bytes).ok()
+            }
+        }
+    }
+
+    /// Writes a task's manifest (after its parts are in place).
+    pub fn write_manifest(&self, manifest: &TaskManifest) -> Result<(), OutputError> {
+        let rel = manifest_rel(&manifest.task);
+        let json = serde_json::to_vec_pretty(manifest).map_err(|e| OutputError::Io {
+            path: PathBuf::from(format!("{self}/{rel}")),
+            source: e.into(),
+        })?;
+        self.write_file(&rel, &json)
+    }
+
+    /// The task names that have a manifest file (readable or not).
+    pub fn manifest_names(&self) -> Result<Vec<String>, String> {
+        let names: Vec<String> = match self {
+            OutTarget::Local(dir) => std::fs::read_dir(dir.join(dataset::MANIFEST_DIR))
+                .into_iter()
+                .flatten()
+                .flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect(),
+            OutTarget::S3 { root, stores, .. } => stores
+                .list(&Self::object(root, dataset::MANIFEST_DIR))
+                .map_err(|e| e.to_string())?
+                .iter()
+                .map(Location::file_name)
+                .collect(),
+        };
+        Ok(names
+            .iter()
+            .filter_map(|n| n.strip_suffix(".json"))
+            .map(str::to_owned)
+            .collect())
+    }
+
+    /// The top-level entries of the dataset this tool writes (tables, manifests,
+    /// `_dataset.json`, `status`'s `_SUCCESS`): what a new run refuses to mix into, and
+    /// `--overwrite` removes (a `_SUCCESS` kept would call a half-rewritten dataset done).
+    pub fn existing(&self) -> Result<Vec<String>, String> {
+        let ours = |name: &str| {
+            Table::ALL.iter().any(|t| t.name() == name)
+                || name == dataset::MANIFEST_DIR
+                || name == dataset::DATASET_FILE
+                || name == dataset::SUCCESS_FILE
+        };
+        let mut names: Vec<String> = match self {
+            OutTarget::Local(dir) => std::fs::read_dir(dir)
+                .into_iter()
+                .flatten()
+                .flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect(),
+            OutTarget::S3 { root, .. } => self
+                .s3_objects(root)?
+                .into_iter()
+                .filter_map(|rel| rel.split('/').next().map(str::to_owned))
+                .collect(),
+        };
+        names.retain(|n| ours(n));
+        names.sort();
+        names.dedup();
+        Ok(names)
+    }
+
+    /// Keys under the S3 root, relative to it.
+    fn s3_objects(&self, root: &Location) -> Result<Vec<String>, String> {
+        let OutTarget::S3 { stores, .. } = self else {
+            return Ok(Vec::new());
+        };
+        let Location::S3 { key: prefix, .. } = root else {
+            return Ok(Vec::new());
+        };
+        let objects = stores.list(root).map_err(|e| e.to_string())?;
+        Ok(objects
+            .into_iter()
+            .filter_map(|loc| match loc {
+                Location::S3 { key, .. } if prefix.is_empty() => Some(key),
+                Location::S3 { key, .. } => key
+                    .strip_prefix(prefix.as_str())
+                    .and_then(|k| k.strip_prefix('/'))
+                    .map(str::to_owned),
+                _ => None,
+            })
+            .collect())
+    }
+
+    /// Removes the entries [`OutTarget::existing`] names (`--overwrite`).
+    pub fn remove_existing(&self, names: &[String]) -> Result<(), String> {
+        match self {
+            OutTarget::Local(dir) => {
+                for name in names {
+                    let path = dir.join(name);
+                    let removed = if path.is_dir() {
+                        std::fs::remove_dir_all(&path)
+                    } else {
+                        std::fs::remove_file(&path)
+                    };
+                    removed.map_err(|e| format!("{}: {e}", path.display()))?;
+                }
+                Ok(())
+            }
+            OutTarget::S3 { root, stores, .. } => {
+                for rel in self.s3_objects(root)? {
+                    let top = rel.split('/').next().unwrap_or_default();
+                    if names.iter().any(|n| n == top) {
+                        stores
+                            .delete(&Self::object(root, &rel))
+                            .map_err(|e| e.to_string())?;
+                    }
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Makes a committed task's parts visible: nothing to do locally (they were
+    /// renamed into place); on S3 one PUT per part from the staging directory, whose
+    /// copy is then removed. On an error, every staged part of `files` is removed.
+    pub fn publish(&self, files: &[PartFile]) -> Result<(), OutputError> {
+        let OutTarget::S3 {
+            root,
+            staging,
+            stores,
+        } = self
+        else {
+            return Ok(());
+        };
+        let mut result = Ok(());
+        for file in files {
+            let staged = staging.join(&file.path);
+            if result.is_ok() {
+                result = std::fs::read(&staged)
+                    .map_err(io_err(&staged))
+                    .and_then(|bytes| {
+                        stores
+                            .put(&Self::object(root, &file.path), Bytes::from(bytes))
+                            .map_err(OutputError::Store)
+                    });
+            }
+            let _ = std::fs::remove_file(&staged);
+        }
+        result
+    }
+
+    /// Removes this run's staging directory (S3) and those of runs that no longer
+    /// live; a no-op locally.
+    pub fn clean_staging(&self) {
+        let OutTarget::S3 { staging, .. } = self else {
+            return;
+        };
+        let _ = std::fs::remove_dir_all(staging);
+        let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if !name.starts_with(STAGING_PREFIX) {
+                continue;
+            }
+            let dead = dataset::temp_owner(&name)
+                .is_some_and(|pid| !Path::new("/proc").join(pid.to_string()).exists());
+            if dead {
+                let _ = std::fs::remove_dir_all(entry.path());
+            }
+        }
+    }
+}
+
+/// `_manifests/<task>.json`.
+fn manifest_rel(task: &str) -> String {
+    format!("{}/{task}.json", dataset::MANIFEST_DIR)
+}
+
+impl fmt::Display for OutTarget {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            OutTarget::Local(path) => write!(f, "{}", path.display()),
+            OutTarget::S3 { root, .. } => write!(f, "{root}"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(s: &str) -> Result<OutTarget, StoreError> {
+        OutTarget::parse(s, StoreOptions::default(), None)
+    }
+
+    #[test]
+    fn outputs_are_directories_or_s3_prefixes() {
+        match parse("out/dir") {
+            Ok(OutTarget::Local(p)) => assert_eq!(p, Path::new("out/dir")),
+            other => panic!("{other:?}"),
+        }
+        let s3 = parse("s3://bucket/some/prefix/").expect("s3");
+        assert_eq!(s3.to_string(), "s3://bucket/some/prefix");
+        let OutTarget::S3 { root, staging, .. } = &s3 else {
+            panic!("{s3:?}")
+        };
+        assert_eq!(
+            OutTarget::object(root, "_manifests/t.json").to_string(),
+            "s3://bucket/some/prefix/_manifests/t.json"
+        );
+        let name = staging
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        assert!(name.starts_with(STAGING_PREFIX), "{name}");
+        assert_eq!(dataset::temp_owner(&name), Some(std::process::id()));
+        let bare = parse("s3://bucket").expect("bucket root");
+        let OutTarget::S3 { root, .. } = &bare else {
+            panic!("{bare:?}")
+        };
+        assert_eq!(
+            OutTarget::object(root, "_dataset.json").to_string(),
+            "s3://bucket/_dataset.json"
+        );
+        // A staging directory of a process that is gone is removed; ours is too.
+        let dead = std::env::temp_dir().join(format!("{STAGING_PREFIX}4000000000-0.tmp"));
+        std::fs::create_dir_all(dead.join("rules/crawl=X")).expect("mkdir");
+        std::fs::create_dir_all(staging).expect("mkdir");
+        s3.clean_staging();
+        assert!(!dead.exists() && !staging.exists());
+        for http in ["http://127.0.0.1:9/out", "https://example.com/x"] {
+            let err = parse(http).expect_err(http);
+            assert_eq!(err.code(), "remote_bad_location");
+            assert!(err.to_string().contains("cannot be an output"), "{err}");
+        }
+    }
+}

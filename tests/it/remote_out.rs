@@ -1,0 +1,297 @@
+//! Remote runs and the commit protocol: `--out s3://` (moto's S3) must hold the very
+//! bytes a local `--out` gets, refuse what a local output refuses, and report through
+//! `status`; a remote run (inputs over tests/servers/fault_http.py) killed with
+//! SIGKILL and then `--resume`d must equal a clean run and leave no temporary file.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::remote::{
+    assert_same_rows, census, clean_files, fault_server, moto_server, path_arg, sample_files,
+    serve_tree, AGENTS,
+};
+use crate::support::{bin, python, scratch, tree};
+
+/// moto's credentials and endpoint, for robots-census and for the download helper.
+fn s3_env(port: u16) -> Vec<(&'static str, String)> {
+    vec![
+        ("AWS_ENDPOINT_URL", format!("http://127.0.0.1:{port}")),
+        ("AWS_ALLOW_HTTP", "true".to_owned()),
+        ("AWS_ACCESS_KEY_ID", "testing".to_owned()),
+        ("AWS_SECRET_ACCESS_KEY", "testing".to_owned()),
+        ("AWS_REGION", "us-east-1".to_owned()),
+    ]
+}
+
+/// Copies every object under `s3://bucket/prefix/` into `dest` (boto3, from the venv),
+/// so the S3 dataset can be compared file by file with a local one.
+fn download(port: u16, bucket: &str, prefix: &str, dest: &Path) {
+    const SCRIPT: &str = r#"
+import os, sys, boto3
+port, bucket, prefix, dest = sys.argv[1:5]
+s3 = boto3.client("s3", endpoint_url="http://127.0.0.1:" + port, aws_access_key_id="testing",
+                  aws_secret_access_key="testing", region_name="us-east-1")
+for page in s3.get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=prefix + "/"):
+    for obj in page.get("Contents", []):
+        rel = obj["Key"][len(prefix) + 1:]
+        path = os.path.join(dest, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        s3.download_file(bucket, obj["Key"], path)
+"#;
+    let status = Command::new(python())
+        .args(["-c", SCRIPT, &port.to_string(), bucket, prefix])
+        .arg(dest)
+        .status()
+        .expect("run the download helper");
+    assert!(status.success(), "download from moto failed");
+}
+
+/// `robots-census status <out>` with `env`.
+fn status(out: &str, env: &[(&str, String)]) -> Output {
+    let mut cmd = bin();
+    cmd.args(["status", out]);
+    for (key, value) in env {
+        cmd.env(key, value);
+    }
+    cmd.output().expect("run status")
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// Files (and directories) anywhere under `dir` whose name ends in `.tmp`.
+fn temporaries(dir: &Path) -> Vec<PathBuf> {
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+        .map(|e| e.into_path())
+        .collect()
+}
+
+#[test]
+fn s3_output_holds_the_bytes_of_a_local_output() {
+    let dir = scratch("remote_out_s3");
+    let (root, rel) = serve_tree(&dir, &sample_files());
+    let inputs: Vec<String> = rel.iter().map(|r| path_arg(&root.join(r))).collect();
+    let s3 = moto_server("out-test", &[]);
+    // Staging directories go under a TMPDIR of this test's own, to check them.
+    let tmp = dir.join("tmp");
+    std::fs::create_dir_all(&tmp).expect("mkdir tmp");
+    let mut env = s3_env(s3.port);
+    env.push(("TMPDIR", path_arg(&tmp)));
+    let run = |out: &str, extra: &[&str]| {
+        let mut args: Vec<&str> = inputs.iter().map(String::as_str).collect();
+        args.extend(["--out", out, "--inputs-per-task", "2"]);
+        args.extend(extra);
+        census(&args, &env)
+    };
+    let local = dir.join("out-local");
+    let local_code = run(&path_arg(&local), &[]).status.code();
+    let url = "s3://out-test/datasets/one";
+    let output = run(url, &[]);
+    assert_eq!(output.status.code(), local_code);
+    assert!(local_code.is_some_and(|c| c <= 1), "{local_code:?}");
+
+    // Every file, byte for byte: parts, manifests and _dataset.json.
+    let copy = dir.join("out-s3-copy");
+    download(s3.port, "out-test", "datasets/one", &copy);
+    let (want, got) = (tree(&local), tree(&copy));
+    assert_eq!(
+        want.keys().collect::<Vec<_>>(),
+        got.keys().collect::<Vec<_>>(),
+        "the same files"
+    );
+    let parts = want.keys().filter(|k| k.ends_with(".parquet")).count();
+    assert!(parts >= 3 * 7, "3 tasks x 7 tables at least, got {parts}");
+    assert_eq!(
+        want.keys().filter(|k| k.starts_with("_manifests/")).count(),
+        3
+    );
+    for (name, bytes) in &want {
+        assert!(got[name] == *bytes, "{name} differs");
+    }
+    assert_eq!(temporaries(&tmp), Vec::<PathBuf>::new(), "staging left");
+
+    // The same refusals as locally.
+    let again = run(url, &[]);
+    assert_eq!(again.status.code(), Some(2));
+    assert!(
+        stderr(&again).contains("already holds tables"),
+        "{}",
+        stderr(&again)
+    );
+    let differ = run(url, &["--resume", "--paths", "/,/private"]);
+    assert_eq!(differ.status.code(), Some(2));
+    assert!(
+        stderr(&differ).contains("other settings (paths)"),
+        "{}",
+        stderr(&differ)
+    );
+    // --resume with the same flags finds every task done and changes nothing.
+    let resumed = run(url, &["--resume"]);
+    assert_eq!(resumed.status.code(), local_code);
+    let copy2 = dir.join("out-s3-copy2");
+    download(s3.port, "out-test", "datasets/one", &copy2);
+    assert!(
+        tree(&copy2) == got,
+        "a resume of a finished dataset rewrote it"
+    );
+
+    // status reads the manifests from S3 and writes _SUCCESS there.
+    let report = status(url, &env);
+    assert_eq!(report.status.code(), Some(0), "{}", stderr(&report));
+    let stdout = String::from_utf8_lossy(&report.stdout).into_owned();
+    assert!(
+        stdout.contains("tasks: 3 done, 0 to retry, 0 missing of 3"),
+        "{stdout}"
+    );
+    let copy3 = dir.join("out-s3-copy3");
+    download(s3.port, "out-test", "datasets/one", &copy3);
+    let success: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(copy3.join("_SUCCESS")).expect("_SUCCESS"))
+            .expect("_SUCCESS is JSON");
+    assert_eq!(success["done"], 3);
+    assert_eq!(success["complete"], true);
+
+    // --overwrite replaces it (same bytes again); http(s) is not an output.
+    let overwritten = run(url, &["--overwrite"]);
+    assert_eq!(overwritten.status.code(), local_code);
+    let copy4 = dir.join("out-s3-copy4");
+    download(s3.port, "out-test", "datasets/one", &copy4);
+    assert!(tree(&copy4) == want, "--overwrite gave other bytes");
+    let http = run("http://127.0.0.1:9/out", &[]);
+    assert_eq!(http.status.code(), Some(2));
+    assert!(
+        stderr(&http).contains("cannot be an output"),
+        "{}",
+        stderr(&http)
+    );
+    assert_eq!(temporaries(&tmp), Vec::<PathBuf>::new(), "staging left");
+}
+
+/// The manifests present under `out`.
+fn manifests(out: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(out.join("_manifests"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".json"))
+        .collect();
+    names.sort();
+    names
+}
+
+/// Whether the fault server's log entry `e` is a request for `path`.
+fn is_request_to(e: &serde_json::Value, path: &str) -> bool {
+    e["path"].as_str() == Some(path)
+}
+
+#[test]
+fn a_remote_run_killed_with_sigkill_then_resumed_equals_a_clean_run() {
+    let dir = scratch("remote_out_sigkill");
+    let (root, rel) = serve_tree(&dir, &clean_files());
+    // 3 agents x 800 paths per document make chunks of ~80 records (see
+    // stream::chunk_records), so the 300-capture sample is several chunks and its
+    // task has temporary parts on disk well before it commits.
+    let paths: Vec<String> = (0..800).map(|i| format!("/p{i}")).collect();
+    let paths = paths.join(",");
+    let common = ["--inputs-per-task", "1", "-j", "1", "--paths", &paths];
+    let local = dir.join("out-local");
+    let mut args: Vec<String> = rel.iter().map(|r| path_arg(&root.join(r))).collect();
+    args.extend(["--out".to_owned(), path_arg(&local)]);
+    args.extend(common.iter().map(|s| (*s).to_owned()));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let local_code = census(&args, &[]).status.code();
+
+    let server = fault_server(&root);
+    // Every input is slow (4 pieces over 3 s), so the run is mid-task when killed.
+    server.set_faults(serde_json::json!({
+        "*": [{"kind": "slow", "seconds": 3, "times": -1}],
+    }));
+    let out = dir.join("out-killed");
+    let (list, base, out_arg) = (server.url("paths.txt"), server.url(""), path_arg(&out));
+    let mut remote = vec![
+        "--inputs-from",
+        &list,
+        "--input-base-url",
+        &base,
+        "--out",
+        &out_arg,
+    ];
+    remote.extend(common);
+    let mut child = bin()
+        .arg("run")
+        .args(&remote)
+        .args(["--agents", AGENTS, "-q"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start the run");
+    // Kill it once a task is committed and the next one has temporary parts.
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while manifests(&out).is_empty() || temporaries(&out).is_empty() {
+        assert!(Instant::now() < deadline, "no task finished in 120 s");
+        assert!(
+            child.try_wait().expect("poll").is_none(),
+            "the run ended before it could be killed"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    child.kill().expect("SIGKILL");
+    let killed = child.wait().expect("wait");
+    assert_eq!(killed.code(), None, "killed by a signal");
+    let done_before = manifests(&out);
+    assert!(
+        !done_before.is_empty() && done_before.len() < rel.len(),
+        "killed mid-run: {done_before:?} of {} tasks",
+        rel.len()
+    );
+    let leftovers = temporaries(&out);
+    assert!(!leftovers.is_empty(), "temporaries of the killed task");
+
+    // Resume, faults off: only the unfinished tasks are read again.
+    server.set_faults(serde_json::json!({}));
+    server.reset_stats();
+    remote.push("--resume");
+    let output = census(&remote, &[]);
+    assert_eq!(output.status.code(), local_code);
+    assert_same_rows(&local, &out);
+    assert_eq!(manifests(&out).len(), rel.len());
+    assert_eq!(temporaries(&out), Vec::<PathBuf>::new(), "temporaries left");
+    // The log may still hold the killed run's last request (it ended after the
+    // reset): the resumed run's requests start with its list.
+    let mut log: Vec<serde_json::Value> = server.stats()["log"].as_array().expect("log").clone();
+    log.sort_by(|a, b| {
+        a["time"]
+            .as_f64()
+            .partial_cmp(&b["time"].as_f64())
+            .expect("time")
+    });
+    let start = log
+        .iter()
+        .position(|e| is_request_to(e, "/paths.txt"))
+        .expect("the resumed run read its list");
+    let requested = &log[start..];
+    for manifest in &done_before {
+        let text =
+            std::fs::read_to_string(out.join("_manifests").join(manifest)).expect("manifest");
+        let manifest: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+        for input in manifest["inputs"].as_array().expect("inputs") {
+            let source = input["source"].as_str().expect("source");
+            let path = source.trim_start_matches(base.trim_end_matches('/'));
+            assert!(
+                !requested.iter().any(|e| is_request_to(e, path)),
+                "{path} was read again though its task was done"
+            );
+        }
+    }
+    assert_eq!(
+        requested.len(),
+        1 + rel.len() - done_before.len(),
+        "the list, then each unfinished input once: {requested:?}"
+    );
+}
