@@ -100,7 +100,7 @@ fn plan(config: &RunConfig) -> ExitCode {
         "inputs": config.inputs.len(),
         "inputs_per_task": config.inputs_per_task,
         "fingerprint": config.settings.fingerprint(),
-        "out": config.out.to_string_lossy(),
+        "out": config.out.to_string(),
     });
     let mut lines = vec![header.to_string()];
     lines.extend(
