@@ -27,10 +27,15 @@ Disallow /tmp/\n\
 Disallow: /caf\u{e9}/\n\
 Sitemap: /sitemap.xml\n\
 Crawl-delay: abc\n\
-Disallowed: /old/\n";
+Disallowed: /old/\n\
+\n\
+User-agent: googlebot\n\
+User-agent: Bingbot\n\
+Allow: /private/public\n";
 
 const AGENTS: [&str; 4] = ["Googlebot", "GPTBot", "CCBot", "OtherBot"];
-const URLS: [&str; 6] = [
+const URLS: [&str; 7] = [
+    "https://example.com/private/public/x",
     "https://example.com/",
     "https://example.com/private/ok-page",
     "https://example.com/private/ok%2Dpage",
@@ -91,6 +96,15 @@ fn default_crawlers() -> Vec<String> {
     robots_census::verdicts::parse_agent_list(robots_census::verdicts::DEFAULT_AGENTS)
 }
 
+fn obeys_line<'a>(s: &'a BTreeMap<String, (usize, Vec<String>)>, agent: &str) -> &'a str {
+    s["Groups each crawler obeys"]
+        .1
+        .iter()
+        .find(|l| l.starts_with(&format!("{agent}  ")))
+        .map(String::as_str)
+        .unwrap_or_default()
+}
+
 #[test]
 fn audit_report_matches_google_and_the_file() {
     let dir = scratch("audit");
@@ -119,7 +133,7 @@ fn audit_report_matches_google_and_the_file() {
     assert_eq!(
         head[1],
         format!(
-            "{} bytes, 15 lines, 3 groups, 6 rules, 1 sitemaps",
+            "{} bytes, 19 lines, 4 groups, 7 rules, 1 sitemaps",
             BODY.len()
         )
     );
@@ -203,11 +217,16 @@ fn audit_report_matches_google_and_the_file() {
         .iter()
         .map(|v| v["line"].as_u64().unwrap_or(0))
         .collect();
-    for n in [0, 3, 4, 7, 10, 11, 14] {
+    for n in [0, 3, 4, 7, 10, 11, 14, 18] {
         assert!(lines.contains(&n), "no verdict decided by line {n}");
     }
 
-    // Groups each crawler obeys: the default list, then the agents asked about.
+    // Groups each crawler obeys: the default list, then the agents asked about; two
+    // groups naming Googlebot are merged, and Bingbot shares a group with it.
+    assert!(
+        obeys_line(&s, "Googlebot").contains("named: groups at lines 2, 16 (2 allow, 1 disallow)")
+    );
+    assert!(obeys_line(&s, "Bingbot").contains("named: group at line 16 (1 allow, 0 disallow)"));
     let obeys = &s["Groups each crawler obeys"];
     let want_crawlers = want["crawlers"].as_array().expect("crawlers");
     assert_eq!(obeys.0, crawlers.len());
