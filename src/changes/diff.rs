@@ -8,6 +8,7 @@ use std::collections::{BTreeSet, HashMap};
 use serde::Serialize;
 
 use super::read::{is_robots, Block, CrawlSites, RuleLine, SiteState};
+use super::ChangesError;
 use crate::sites::read::DocId;
 
 /// One row of the `changes` table (the crawls are per file).
@@ -116,8 +117,19 @@ fn common_agents<'a>(a: &'a CrawlSites, b: &CrawlSites) -> Vec<(&'a str, usize, 
     agents
 }
 
-/// Every change between `a` (earlier) and `b` (later), sites in name order, and the summary.
-pub fn compare(a: &CrawlSites, b: &CrawlSites, la: &Lines, lb: &Lines) -> (Vec<Change>, Summary) {
+/// Where change rows go as they are found (a Parquet writer, a vector, or nowhere),
+/// so a comparison never holds all its rows at once.
+pub type Sink<'s> = dyn FnMut(Change) -> Result<(), ChangesError> + 's;
+
+/// Every change between `a` (earlier) and `b` (later), sites in name order, handed to
+/// `sink`; returns the summary.
+pub fn compare(
+    a: &CrawlSites,
+    b: &CrawlSites,
+    la: &Lines,
+    lb: &Lines,
+    sink: &mut Sink<'_>,
+) -> Result<Summary, ChangesError> {
     let agents = common_agents(a, b);
     let mut summary = Summary {
         from_crawl: a.crawl.clone(),
@@ -133,7 +145,6 @@ pub fn compare(a: &CrawlSites, b: &CrawlSites, la: &Lines, lb: &Lines) -> (Vec<C
             .collect(),
         ..Summary::default()
     };
-    let mut changes = Vec::new();
     let mut names: Vec<&str> = a.sites.keys().chain(b.sites.keys()).map(|s| &**s).collect();
     names.sort_unstable();
     names.dedup();
@@ -146,28 +157,28 @@ pub fn compare(a: &CrawlSites, b: &CrawlSites, la: &Lines, lb: &Lines) -> (Vec<C
             (None, None) => {}
             (None, Some(y)) => {
                 summary.appeared += 1;
-                changes.push(Change {
+                sink(Change {
                     after: Some(y.class.as_str()),
                     ..Change::new(site, "site_appeared")
-                });
+                })?;
             }
             (Some(x), None) => {
                 summary.disappeared += 1;
-                changes.push(Change {
+                sink(Change {
                     before: Some(x.class.as_str()),
                     ..Change::new(site, "site_disappeared")
-                });
+                })?;
             }
             (Some(x), Some(y)) => {
                 summary.sites_in_both += 1;
                 let pair = Pair { site, x, y };
-                pair.status(&mut summary, &mut changes);
-                pair.blocks(&agents, &mut summary, &mut changes);
-                pair.lines(la, lb, &mut summary, &mut changes);
+                pair.status(&mut summary, sink)?;
+                pair.blocks(&agents, &mut summary, sink)?;
+                pair.lines(la, lb, &mut summary, sink)?;
             }
         }
     }
-    (changes, summary)
+    Ok(summary)
 }
 
 /// One site present in both crawls.
@@ -178,23 +189,24 @@ struct Pair<'a> {
 }
 
 impl Pair<'_> {
-    fn status(&self, summary: &mut Summary, changes: &mut Vec<Change>) {
+    fn status(&self, summary: &mut Summary, sink: &mut Sink<'_>) -> Result<(), ChangesError> {
         if self.x.class != self.y.class {
             summary.status_changes += 1;
-            changes.push(Change {
+            sink(Change {
                 before: Some(self.x.class.as_str()),
                 after: Some(self.y.class.as_str()),
                 ..Change::new(self.site, "status_class")
-            });
+            })?;
         }
+        Ok(())
     }
 
     fn blocks(
         &self,
         agents: &[(&str, usize, usize)],
         summary: &mut Summary,
-        changes: &mut Vec<Change>,
-    ) {
+        sink: &mut Sink<'_>,
+    ) -> Result<(), ChangesError> {
         for (k, (agent, i, j)) in agents.iter().enumerate() {
             let was = self.x.blocks.get(*i).copied().flatten();
             let now = self.y.blocks.get(*j).copied().flatten();
@@ -211,23 +223,30 @@ impl Pair<'_> {
             s.unblocked += u64::from(now == Block::None);
             s.net = i64::try_from(s.blocks_added).unwrap_or(i64::MAX)
                 - i64::try_from(s.blocks_removed).unwrap_or(i64::MAX);
-            changes.push(Change {
+            sink(Change {
                 agent: Some((*agent).into()),
                 before: Some(was.as_str()),
                 after: Some(now.as_str()),
                 ..Change::new(self.site, "block")
-            });
+            })?;
         }
+        Ok(())
     }
 
-    fn lines(&self, la: &Lines, lb: &Lines, summary: &mut Summary, changes: &mut Vec<Change>) {
+    fn lines(
+        &self,
+        la: &Lines,
+        lb: &Lines,
+        summary: &mut Summary,
+        sink: &mut Sink<'_>,
+    ) -> Result<(), ChangesError> {
         let (true, true, Some(dx), Some(dy)) = (
             is_robots(self.x.class),
             is_robots(self.y.class),
             self.x.doc_id,
             self.y.doc_id,
         ) else {
-            return;
+            return Ok(());
         };
         let empty_rules = BTreeSet::new();
         let (rx, ry) = (
@@ -242,12 +261,12 @@ impl Pair<'_> {
                 } else {
                     summary.rules_removed += 1;
                 }
-                changes.push(Change {
+                sink(Change {
                     agent: Some(agent.clone()),
                     directive: Some(directive),
                     value: Some(pattern.clone()),
                     ..Change::new(self.site, kind)
-                });
+                })?;
             }
         }
         let empty_maps = BTreeSet::new();
@@ -262,12 +281,13 @@ impl Pair<'_> {
                 } else {
                     summary.sitemaps_removed += 1;
                 }
-                changes.push(Change {
+                sink(Change {
                     value: Some(url.clone()),
                     ..Change::new(self.site, kind)
-                });
+                })?;
             }
         }
+        Ok(())
     }
 }
 

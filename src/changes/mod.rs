@@ -54,8 +54,13 @@ pub struct Comparison {
 }
 
 /// Compares crawl `from` with crawl `to` of `<out>/sites/` (reading `groups`, `rules`
-/// and `sitemaps` for the rule lines and sitemaps), without writing anything.
-pub fn compare(out: &Path, from: &str, to: &str) -> Result<Comparison, ChangesError> {
+/// and `sitemaps` for the rule lines and sitemaps), handing each change to `sink`.
+fn compare_into(
+    out: &Path,
+    from: &str,
+    to: &str,
+    sink: &mut diff::Sink<'_>,
+) -> Result<Summary, ChangesError> {
     if from == to {
         return Err(ChangesError::SameCrawl(from.to_owned()));
     }
@@ -90,15 +95,46 @@ pub fn compare(out: &Path, from: &str, to: &str) -> Result<Comparison, ChangesEr
         })
     };
     let (la, lb) = (lines(from, &docs_a)?, lines(to, &docs_b)?);
-    let (changes, summary) = diff::compare(&a, &b, &la, &lb);
+    diff::compare(&a, &b, &la, &lb, sink)
+}
+
+/// Compares crawl `from` with crawl `to` without writing anything: every change row
+/// in memory, and the summary.
+pub fn compare(out: &Path, from: &str, to: &str) -> Result<Comparison, ChangesError> {
+    let mut changes = Vec::new();
+    let summary = compare_into(out, from, to, &mut |c| {
+        changes.push(c);
+        Ok(())
+    })?;
     Ok(Comparison { changes, summary })
 }
 
-/// `robots-census changes`: compares and writes `<out>/changes/from_crawl=<A>/to_crawl=<B>/part-0.parquet`.
+/// `robots-census changes`: compares and writes `<out>/changes/from_crawl=<A>/to_crawl=<B>/part-0.parquet`,
+/// streaming the rows to the file.
 pub fn run(out: &Path, from: &str, to: &str) -> Result<(Summary, PathBuf), ChangesError> {
-    let comparison = compare(out, from, to)?;
-    let path = write::write(out, from, to, &comparison.changes)?;
-    Ok((comparison.summary, path))
+    // Validated (and the crawls found) before the file is created: errors write nothing.
+    let crawls = read::sites_crawls(out)?;
+    for crawl in [from, to] {
+        if !crawls.contains_key(crawl) {
+            return Err(ChangesError::UnknownCrawl {
+                crawl: crawl.to_owned(),
+                have: crawls.keys().cloned().collect::<Vec<_>>().join(", "),
+            });
+        }
+    }
+    if from == to {
+        return Err(ChangesError::SameCrawl(from.to_owned()));
+    }
+    let mut writer = write::ChangesWriter::create(out, from, to)?;
+    match compare_into(out, from, to, &mut |c| writer.push(c)) {
+        Ok(summary) => Ok((summary, writer.commit()?)),
+        Err(e) => {
+            // No half-written file is left behind.
+            drop(writer);
+            let _ = std::fs::remove_file(write::path(out, from, to).with_extension("parquet.tmp"));
+            Err(e)
+        }
+    }
 }
 
 /// The crawls of `<out>/sites/`, in name order (Common Crawl's `CC-MAIN-YYYY-WW` names
@@ -113,6 +149,6 @@ pub fn consecutive(out: &Path) -> Result<Vec<Summary>, ChangesError> {
     let crawls = crawls(out)?;
     crawls
         .windows(2)
-        .map(|pair| Ok(compare(out, &pair[0], &pair[1])?.summary))
+        .map(|pair| compare_into(out, &pair[0], &pair[1], &mut |_| Ok(())))
         .collect()
 }

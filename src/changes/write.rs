@@ -24,20 +24,32 @@ pub fn path(out: &Path, a: &str, b: &str) -> PathBuf {
         .join("part-0.parquet")
 }
 
-/// Writes `changes` (in order) to [`path`], replacing an earlier file.
-pub fn write(out: &Path, a: &str, b: &str, changes: &[Change]) -> Result<PathBuf, ChangesError> {
-    let mut file = TableFile::create(&path(out, a, b), Table::Changes)?;
-    for chunk in changes.chunks(BATCH_ROWS) {
-        file.write(&batch(chunk, a, b)?)?;
-    }
-    Ok(file.commit()?)
+/// The changes file being written, one batch per [`BATCH_ROWS`] rows, so memory
+/// stays bounded however many changes there are.
+pub struct ChangesWriter {
+    file: TableFile,
+    columns: Vec<StringBuilder>,
+    rows: usize,
+    from: String,
+    to: String,
 }
 
-fn batch(rows: &[Change], a: &str, b: &str) -> Result<RecordBatch, ChangesError> {
-    let mut columns: Vec<StringBuilder> = (0..Table::Changes.columns().len())
-        .map(|_| StringBuilder::new())
-        .collect();
-    for row in rows {
+impl ChangesWriter {
+    /// Starts `<out>/changes/from_crawl=<a>/to_crawl=<b>/part-0.parquet` (under a
+    /// temporary name until [`ChangesWriter::commit`]).
+    pub fn create(out: &Path, a: &str, b: &str) -> Result<Self, ChangesError> {
+        Ok(ChangesWriter {
+            file: TableFile::create(&path(out, a, b), Table::Changes)?,
+            columns: (0..Table::Changes.columns().len())
+                .map(|_| StringBuilder::new())
+                .collect(),
+            rows: 0,
+            from: a.to_owned(),
+            to: b.to_owned(),
+        })
+    }
+
+    pub fn push(&mut self, row: Change) -> Result<(), ChangesError> {
         let values = [
             Some(&*row.site),
             Some(row.change),
@@ -46,16 +58,35 @@ fn batch(rows: &[Change], a: &str, b: &str) -> Result<RecordBatch, ChangesError>
             row.value.as_deref(),
             row.before,
             row.after,
-            Some(a),
-            Some(b),
+            Some(self.from.as_str()),
+            Some(self.to.as_str()),
         ];
-        for (builder, value) in columns.iter_mut().zip(values) {
+        for (builder, value) in self.columns.iter_mut().zip(values) {
             builder.append_option(value);
         }
+        self.rows += 1;
+        if self.rows >= BATCH_ROWS {
+            self.flush()?;
+        }
+        Ok(())
     }
-    let arrays: Vec<ArrayRef> = columns
-        .iter_mut()
-        .map(|c| Arc::new(c.finish()) as ArrayRef)
-        .collect();
-    Ok(RecordBatch::try_new(Table::Changes.schema(), arrays)?)
+
+    fn flush(&mut self) -> Result<(), ChangesError> {
+        let arrays: Vec<ArrayRef> = self
+            .columns
+            .iter_mut()
+            .map(|c| Arc::new(c.finish()) as ArrayRef)
+            .collect();
+        self.rows = 0;
+        let batch = RecordBatch::try_new(Table::Changes.schema(), arrays)?;
+        Ok(self.file.write(&batch)?)
+    }
+
+    /// Writes the last rows, closes the file and renames it into place.
+    pub fn commit(mut self) -> Result<PathBuf, ChangesError> {
+        if self.rows > 0 {
+            self.flush()?;
+        }
+        Ok(self.file.commit()?)
+    }
 }
