@@ -128,7 +128,7 @@ fn usage(message: &str) -> ExitCode {
 }
 
 /// The whole file, or stdin for `-`; prints why (naming the path) when it cannot be read.
-fn read_body(path: &Path) -> Option<Vec<u8>> {
+pub(crate) fn read_body(path: &Path) -> Option<Vec<u8>> {
     let read = if path == Path::new("-") {
         let mut body = Vec::new();
         io::stdin().lock().read_to_end(&mut body).map(|_| body)
@@ -195,11 +195,14 @@ fn verdict_json(agent: &[u8], url: &[u8], verdict: &Verdict<'_>) -> String {
 
 /// The excerpt as one printable line: lossy UTF-8, control characters escaped, cut.
 fn excerpt(finding: &Finding<'_>) -> String {
+    printable(finding.excerpt)
+}
+
+/// Bytes as one printable line: lossy UTF-8, control characters escaped, cut at
+/// [`EXCERPT_LEN`] characters.
+pub(crate) fn printable(bytes: &[u8]) -> String {
     let mut text = String::new();
-    for c in String::from_utf8_lossy(finding.excerpt)
-        .chars()
-        .take(EXCERPT_LEN)
-    {
+    for c in String::from_utf8_lossy(bytes).chars().take(EXCERPT_LEN) {
         if c.is_control() {
             text.extend(c.escape_default());
         } else {

@@ -26,6 +26,46 @@ pub enum Command {
     Status(crate::status::StatusArgs),
     /// Per crawl, site and agent: the capture that decides and what it says (after `run`).
     Sites(SitesArgs),
+    /// What changed per site between two crawls of the sites table (after `sites`).
+    Changes(ChangesArgs),
+    /// One robots.txt for SEO auditors: findings, verdicts, groups per crawler, RFC 9309 vs Google.
+    Audit(crate::audit::AuditArgs),
+}
+
+const CHANGES_AFTER_HELP: &str = "\
+Reads <OUT>/sites (crawls --from and --to) and, for the deciding robots.txt files of
+sites present in both, <OUT>/groups, <OUT>/rules and <OUT>/sitemaps; writes one row per
+change to <OUT>/changes/from_crawl=<A>/to_crawl=<B>/part-0.parquet (replacing an earlier
+comparison of the same crawls) and prints a summary per agent (--json for one object).
+See README.md and schemas/README.md.
+
+Exit codes:
+  0  the changes were written
+  2  usage error, a crawl not in the sites table, or tables unreadable / not writable";
+
+/// Arguments of `robots-census changes`.
+#[derive(Debug, clap::Args)]
+#[command(after_help = CHANGES_AFTER_HELP)]
+pub struct ChangesArgs {
+    /// The output directory of `robots-census run` and `robots-census sites`.
+    #[arg(value_name = "OUT")]
+    pub out: PathBuf,
+
+    /// The earlier crawl (sites.crawl), e.g. CC-MAIN-2024-10.
+    #[arg(long, value_name = "CRAWL_A")]
+    pub from: String,
+
+    /// The later crawl.
+    #[arg(long, value_name = "CRAWL_B")]
+    pub to: String,
+
+    /// Print the summary as one JSON object on stdout instead of a table.
+    #[arg(long)]
+    pub json: bool,
+
+    /// No summary.
+    #[arg(long, short)]
+    pub quiet: bool,
 }
 
 const SITES_AFTER_HELP: &str = "\

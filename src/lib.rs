@@ -10,11 +10,15 @@
 //! pipeline runs that flow over every input with rayon; cli/config/main are the thin shell.
 //! store reaches inputs on HTTP(S) servers and S3 (object_store, retries, request cap).
 //! sites (a later step) reads the tables back: the deciding capture per crawl, site and agent.
+//! audit reports on one robots.txt for people (findings, verdicts, RFC 9309 vs Google).
+//! changes compares two crawls of the sites table: per-site changes, blocks per agent.
 //! ```
 //!
 //! The robots.txt engine in [`robots`] is a pure library with no I/O: give it bytes,
 //! get the model Google's robots.cc would build, and ask it questions.
 
+pub mod audit;
+pub mod changes;
 pub mod check;
 pub mod cli;
 pub mod config;

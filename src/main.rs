@@ -4,7 +4,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use clap::Parser;
-use robots_census::cli::{Args, Command, RunArgs, SitesArgs};
+use robots_census::cli::{Args, ChangesArgs, Command, RunArgs, SitesArgs};
 use robots_census::config::RunConfig;
 use robots_census::output::dataset;
 use robots_census::pipeline::{self, PipelineError, INTERRUPTED};
@@ -17,6 +17,33 @@ fn main() -> ExitCode {
         Command::Lint(a) => robots_census::check::lint(a),
         Command::Status(a) => robots_census::status::status(a),
         Command::Sites(a) => sites(a),
+        Command::Changes(a) => changes(a),
+        Command::Audit(a) => robots_census::audit::audit(a),
+    }
+}
+
+/// Exit codes of `changes`: see `CHANGES_AFTER_HELP` in cli.rs.
+fn changes(args: &ChangesArgs) -> ExitCode {
+    match robots_census::changes::run(&args.out, &args.from, &args.to) {
+        Ok((summary, path)) => {
+            if args.json {
+                match serde_json::to_string(&summary) {
+                    Ok(json) => println!("{json}"),
+                    Err(e) => {
+                        eprintln!("robots-census: {e}");
+                        return ExitCode::from(2);
+                    }
+                }
+            } else if !args.quiet {
+                print!("{}", summary.render());
+                eprintln!("wrote {}", path.display());
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("robots-census: {e}");
+            ExitCode::from(2)
+        }
     }
 }
 

@@ -19,6 +19,8 @@ pub enum Table {
     Sites,
     /// The ranked host list `sites --ranks` stores in the dataset.
     Ranks,
+    /// Written by `robots-census changes`: what changed per site between two crawls.
+    Changes,
 }
 
 impl Table {
@@ -34,7 +36,7 @@ impl Table {
     ];
 
     /// Tables derived from the run's tables by later steps (`sites`).
-    pub const DERIVED: [Table; 2] = [Table::Sites, Table::Ranks];
+    pub const DERIVED: [Table; 3] = [Table::Sites, Table::Ranks, Table::Changes];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -47,6 +49,7 @@ impl Table {
             Table::Agents => "agents",
             Table::Sites => "sites",
             Table::Ranks => "ranks",
+            Table::Changes => "changes",
         }
     }
 
@@ -61,6 +64,7 @@ impl Table {
             Table::Agents => "One row per (document, agent): how the document treats that crawler.",
             Table::Sites => "One row per (crawl, site, agent): the capture that decides for the site in that crawl, and what it says (robots-census sites).",
             Table::Ranks => "The ranked host list given to `sites --ranks`, one row per host.",
+            Table::Changes => "One row per change of a site between two crawls of the sites table: status class, an agent's block, a rule line, a sitemap, or the site appearing or disappearing (robots-census changes).",
         }
     }
 
@@ -75,6 +79,7 @@ impl Table {
             Table::Agents => AGENTS,
             Table::Sites => SITES,
             Table::Ranks => RANKS,
+            Table::Changes => CHANGES,
         }
     }
 
@@ -483,6 +488,18 @@ pub const RANKS: &[Column] = &[
         "Host name, lower-cased; its best (lowest) rank when listed twice.",
     )
     .distinct(),
+];
+
+pub const CHANGES: &[Column] = &[
+    col("site", Utf8, false, "The site (sites.site; both crawls' tables must use the same site_key).").distinct(),
+    col("change", Utf8, false, "site_appeared, site_disappeared, status_class, block, rule_added, rule_removed, sitemap_added or sitemap_removed."),
+    col("agent", Utf8, true, "block: the crawler (sites.agent); rule_added/rule_removed: the group's product token (groups.product_tokens, '*' for the global group); null otherwise."),
+    col("directive", Utf8, true, "rule_added/rule_removed: allow or disallow; null otherwise."),
+    col("value", Utf8, true, "rule_added/rule_removed: the pattern as robots.cc matches it (rules.pattern); sitemap_added/sitemap_removed: the sitemap URL as written; null otherwise."),
+    col("before", Utf8, true, "status_class and site_disappeared: the status class in from_crawl; block: full, partial or none in from_crawl; null otherwise."),
+    col("after", Utf8, true, "status_class and site_appeared: the status class in to_crawl; block: full, partial or none in to_crawl; null otherwise."),
+    col("from_crawl", Utf8, false, "The earlier crawl. Also the partition directory from_crawl=<value>.").per_file(),
+    col("to_crawl", Utf8, false, "The later crawl. Also the partition directory to_crawl=<value>.").per_file(),
 ];
 
 /// `schemas/<table>.json`: the published form of a table's schema.

@@ -15,9 +15,9 @@
 mod classes;
 mod decide;
 mod ranks;
-mod read;
+pub(crate) mod read;
 pub mod urls;
-mod write;
+pub(crate) mod write;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

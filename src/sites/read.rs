@@ -87,7 +87,7 @@ pub fn parquet_files(dir: &Path) -> Result<Vec<PathBuf>, SitesError> {
 }
 
 /// Record batches of `path` holding only `columns`.
-fn batches(
+pub(crate) fn batches(
     path: &Path,
     columns: &[&str],
 ) -> Result<impl Iterator<Item = Result<RecordBatch, SitesError>>, SitesError> {
@@ -124,34 +124,34 @@ fn batches(
 }
 
 /// Typed access to one column of a batch, with errors naming the file.
-struct Columns<'a> {
-    batch: &'a RecordBatch,
-    path: &'a Path,
+pub(crate) struct Columns<'a> {
+    pub(crate) batch: &'a RecordBatch,
+    pub(crate) path: &'a Path,
 }
 
 impl<'a> Columns<'a> {
-    fn get(&self, name: &str) -> Result<&'a dyn Array, SitesError> {
+    pub(crate) fn get(&self, name: &str) -> Result<&'a dyn Array, SitesError> {
         self.batch
             .column_by_name(name)
             .map(|c| c.as_ref())
             .ok_or_else(|| self.wrong(name))
     }
 
-    fn wrong(&self, name: &str) -> SitesError {
+    pub(crate) fn wrong(&self, name: &str) -> SitesError {
         SitesError::Column {
             path: self.path.to_owned(),
             column: name.to_owned(),
         }
     }
 
-    fn str(&self, name: &str) -> Result<&'a arrow_array::StringArray, SitesError> {
+    pub(crate) fn str(&self, name: &str) -> Result<&'a arrow_array::StringArray, SitesError> {
         self.get(name)?
             .as_string_opt::<i32>()
             .ok_or_else(|| self.wrong(name))
     }
 
     /// A `doc_id` column: 16-byte ids.
-    fn ids(&self, name: &str) -> Result<Ids<'a>, SitesError> {
+    pub(crate) fn ids(&self, name: &str) -> Result<Ids<'a>, SitesError> {
         let array = self
             .get(name)?
             .as_fixed_size_binary_opt()
@@ -160,19 +160,22 @@ impl<'a> Columns<'a> {
         Ok(Ids(array))
     }
 
-    fn i32(&self, name: &str) -> Result<&'a arrow_array::Int32Array, SitesError> {
+    pub(crate) fn i32(&self, name: &str) -> Result<&'a arrow_array::Int32Array, SitesError> {
         self.get(name)?
             .as_primitive_opt::<Int32Type>()
             .ok_or_else(|| self.wrong(name))
     }
 
-    fn bool(&self, name: &str) -> Result<&'a arrow_array::BooleanArray, SitesError> {
+    pub(crate) fn bool(&self, name: &str) -> Result<&'a arrow_array::BooleanArray, SitesError> {
         self.get(name)?
             .as_boolean_opt()
             .ok_or_else(|| self.wrong(name))
     }
 
-    fn time(&self, name: &str) -> Result<&'a arrow_array::TimestampMicrosecondArray, SitesError> {
+    pub(crate) fn time(
+        &self,
+        name: &str,
+    ) -> Result<&'a arrow_array::TimestampMicrosecondArray, SitesError> {
         self.get(name)?
             .as_primitive_opt::<TimestampMicrosecondType>()
             .ok_or_else(|| self.wrong(name))
@@ -180,17 +183,21 @@ impl<'a> Columns<'a> {
 }
 
 /// A `doc_id` column read as [`DocId`]s.
-struct Ids<'a>(&'a arrow_array::FixedSizeBinaryArray);
+pub(crate) struct Ids<'a>(&'a arrow_array::FixedSizeBinaryArray);
 
 impl Ids<'_> {
-    fn value(&self, i: usize) -> DocId {
+    pub(crate) fn is_valid(&self, i: usize) -> bool {
+        self.0.is_valid(i)
+    }
+
+    pub(crate) fn value(&self, i: usize) -> DocId {
         let mut id = [0u8; 16];
         id.copy_from_slice(self.0.value(i));
         id
     }
 }
 
-fn opt(a: &arrow_array::StringArray, i: usize) -> Option<&str> {
+pub(crate) fn opt(a: &arrow_array::StringArray, i: usize) -> Option<&str> {
     a.is_valid(i).then(|| a.value(i))
 }
 

@@ -1,5 +1,7 @@
 //! End-to-end and cross-checking tests of robots-census, one binary, a module per concern.
 
+mod audit;
+mod changes;
 mod cli_check;
 mod conformance;
 mod damaged;

@@ -459,6 +459,7 @@ fn every_query_agrees_with_independent_counts() {
         QUERIES
             .iter()
             .chain(&crate::sites::SITES_QUERIES)
+            .chain(&crate::changes::CHANGES_QUERIES)
             .map(|q| q.to_string())
             .collect(),
         "queries/*.sql and the checked lists differ: check new queries here or in sites.rs"

@@ -28,12 +28,12 @@ pub const SITES_QUERIES: [&str; 3] = [
 const AGENTS: &str = "GPTBot,CCBot,Googlebot,ClaudeBot";
 
 /// The generated corpus and the expectations, made once for all tests.
-struct Corpus {
-    dir: PathBuf,
-    expected: Value,
+pub struct Corpus {
+    pub dir: PathBuf,
+    pub expected: Value,
 }
 
-fn corpus() -> &'static Corpus {
+pub fn corpus() -> &'static Corpus {
     static CORPUS: OnceLock<Corpus> = OnceLock::new();
     CORPUS.get_or_init(|| {
         let dir = scratch("sites-corpus");
@@ -63,7 +63,7 @@ fn corpus() -> &'static Corpus {
 }
 
 /// `run` over the corpus into a fresh `<scratch>/<name>/out`.
-fn census(name: &str) -> PathBuf {
+pub fn census(name: &str) -> PathBuf {
     let out = scratch(name).join("out");
     let status = bin()
         .arg("run")
@@ -85,7 +85,7 @@ fn sites(out: &Path, args: &[&str]) -> Output {
         .expect("run robots-census sites")
 }
 
-fn sites_ok(out: &Path, args: &[&str]) {
+pub fn sites_ok(out: &Path, args: &[&str]) {
     let output = sites(out, args);
     assert_eq!(
         output.status.code(),
@@ -138,7 +138,7 @@ fn value(column: &dyn Array, i: usize) -> Value {
 }
 
 /// The rows of every Parquet file under `dir`, as column -> JSON value.
-fn rows(dir: &Path) -> Vec<BTreeMap<String, Value>> {
+pub fn rows(dir: &Path) -> Vec<BTreeMap<String, Value>> {
     let mut rows = Vec::new();
     for path in files(dir) {
         let file = std::fs::File::open(&path).expect("open part");
@@ -388,7 +388,7 @@ fn sites_agents_option_and_usage_errors() {
 }
 
 /// Runs query files with DuckDB from `dir` (which holds `out/`): file stem -> result.
-fn run_queries(dir: &Path, names: &[&str]) -> BTreeMap<String, Value> {
+pub fn run_queries(dir: &Path, names: &[&str]) -> BTreeMap<String, Value> {
     let output = Command::new(python())
         .arg(repo().join("tests/queries/run_queries.py"))
         .arg(dir)

@@ -9,7 +9,8 @@ captures; refetches whose latest capture differs; 301 chains of 1, 5 and 6 hops;
 cross-host redirect to www.; a redirect to a URL never captured; a redirect loop; a 3xx
 without Location; a relative Location; 204, 401, 403, 404, 410, 429 and 503 responses;
 HTML served with 200; a port; a revisit record; subdomains under one registrable domain
-(example.com, example.co.uk, example.org, example.info).
+(example.com, example.co.uk, example.org, example.info); a site that appears in the second
+crawl and changes its rules and sitemap in the third; one that disappears (xcrawl.org).
 
 Writes into OUT_DIR:
   crawl-data/...warc.gz  the inputs
@@ -47,6 +48,9 @@ ROOT_ONLY = "User-agent: *\nAllow: /$\nDisallow: /\n"
 TIE = "User-agent: GPTBot\nDisallow: /x\nAllow: /x\n"
 CLAUDE = "User-agent: ClaudeBot\nAllow: /*\n\nUser-agent: Googlebot\nDisallow:\n\nUser-agent: GPTBot\nUser-agent: CCBot\nDisallow: /*.pdf$\n"
 NAMED_ALL = "User-agent: GPTBot\nUser-agent: ClaudeBot\nDisallow: /\n\nUser-agent: *\nAllow: /\n"
+FRESH = ["User-agent: *\nDisallow: /old/\nSitemap: https://fresh.org/a.xml\n",
+         "User-agent: GPTBot\nDisallow: /cafe/\n\nUser-agent: *\nDisallow: /old/\nDisallow: /new/\n"
+         "Sitemap: https://fresh.org/b.xml\n"]
 HTML = "<!DOCTYPE html>\n<html><body><p>User-agent: * is not here</p></body></html>\n"
 
 # The registrable domain of every host, written by hand (Public Suffix List rules:
@@ -85,6 +89,7 @@ REGISTRABLE = {
     "unranked.org": "unranked.org",
     "named.org": "named.org",
     "ghost.net": "ghost.net",
+    "fresh.org": "fresh.org",
 }
 for i in range(1, 7):
     REGISTRABLE[f"hop{i}.chain5.example.net"] = "example.net"
@@ -193,6 +198,9 @@ def captures_of(n):
         c.append(capture("https://revisit.org/robots.txt", 200, "", kind="revisit"))
     c.append(capture("https://unranked.org/robots.txt", 200, CLAUDE))
     c.append(capture("https://named.org/robots.txt", 200, NAMED_ALL if n != 1 else CLAUDE))
+    # Appears in the second crawl; its sitemap and rules change in the third.
+    if n >= 1:
+        c.append(capture("https://fresh.org/robots.txt", 200, FRESH[n - 1], "text/plain; charset=utf-8"))
     return c
 
 

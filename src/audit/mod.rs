@@ -1,0 +1,368 @@
+//! `robots-census audit`: one robots.txt, one page, for SEO auditors.
+//!
+//! ```text
+//! file --RobotsTxt::parse (once)--> model --build--> Audit { findings, verdicts, crawlers, differences }
+//!   --text::render--> terminal report        --html::render--> self-contained HTML page (--html)
+//! ```
+//!
+//! Every answer is read from the one parsed model: lint findings, verdicts with the
+//! deciding line, the groups each crawler obeys, and the lines where RFC 9309 and
+//! Google's reading differ (the 500 KiB cut, %-escapes, key spellings Google accepts).
+//! The engine in [`crate::robots`] stays a pure library; this module only reads it.
+
+mod html;
+mod text;
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use crate::limits::ROBOTS_PARSE_CAP;
+use crate::robots::{Code, RobotsTxt, Rule, Scope};
+
+const AUDIT_AFTER_HELP: &str = "\
+Without --url the verdict table asks about the site root `/`; without --agent it asks
+the default crawler list (src/verdicts/default_agents.txt). The terminal report goes
+to stdout; --html FILE writes the same report as one HTML page (inline CSS, no script).
+
+Exit codes:
+  0  the report was written
+  2  usage error, the robots.txt file cannot be read, or the HTML file cannot be written";
+
+/// Arguments of `robots-census audit`.
+#[derive(Debug, clap::Args)]
+#[command(after_help = AUDIT_AFTER_HELP)]
+pub struct AuditArgs {
+    /// The robots.txt file, or `-` for standard input.
+    pub robots_file: PathBuf,
+    /// A URL to ask about (matched as written: percent-encode it); may be repeated.
+    #[arg(long = "url", short = 'u', value_name = "URL")]
+    pub urls: Vec<OsString>,
+    /// An agent (product token) to ask about; may be repeated.
+    #[arg(long = "agent", short = 'a', value_name = "AGENT")]
+    pub agents: Vec<OsString>,
+    /// Also write the report as a self-contained HTML page to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+}
+
+/// One lint finding, ready to print.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FindingRow {
+    pub line: u32,
+    pub severity: &'static str,
+    pub code: &'static str,
+    pub message: &'static str,
+    pub excerpt: String,
+}
+
+/// One (agent, URL) answer with the line that decided it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VerdictRow {
+    pub agent: String,
+    pub url: String,
+    pub allowed: bool,
+    /// 0 when no rule matched.
+    pub line: u32,
+    pub directive: Option<&'static str>,
+    pub pattern: Option<String>,
+    pub scope: Scope,
+    /// The deciding line is one RFC 9309 reads differently (see [`Difference`]).
+    pub rfc_differs: bool,
+}
+
+/// The groups one crawler obeys.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CrawlerRow {
+    pub agent: String,
+    pub scope: Scope,
+    /// First lines of the groups that apply (merged, as robots.cc merges them).
+    pub groups: Vec<u32>,
+    /// Allow and disallow lines in those groups.
+    pub allow: usize,
+    pub disallow: usize,
+}
+
+/// What differs between RFC 9309 and Google's reading.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Topic {
+    SizeCap,
+    Escape,
+    Spelling,
+}
+
+impl Topic {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Topic::SizeCap => "500 KiB cut",
+            Topic::Escape => "%-escape",
+            Topic::Spelling => "key spelling",
+        }
+    }
+}
+
+/// One line (0: the body) RFC 9309 and Google read differently.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Difference {
+    pub line: u32,
+    pub topic: Topic,
+    pub google: String,
+    pub rfc: String,
+}
+
+/// The whole report, built from one parse.
+#[derive(Debug, Clone)]
+pub struct Audit {
+    pub file: String,
+    pub body_len: usize,
+    pub lines: u32,
+    pub groups: usize,
+    pub rules: usize,
+    pub sitemaps: usize,
+    pub findings: Vec<FindingRow>,
+    pub verdicts: Vec<VerdictRow>,
+    pub crawlers: Vec<CrawlerRow>,
+    pub differences: Vec<Difference>,
+}
+
+fn lossy(bytes: &[u8]) -> String {
+    crate::check::printable(bytes)
+}
+
+/// Builds the report for `doc` (parsed once from `body_len` bytes) asking `agents` x `urls`;
+/// `crawlers` are the tokens whose groups are listed.
+pub fn build(
+    file: &str,
+    doc: &RobotsTxt<'_>,
+    agents: &[Vec<u8>],
+    urls: &[Vec<u8>],
+    crawlers: &[String],
+) -> Audit {
+    let differences = differences(doc);
+    let differs = |line: u32| {
+        line > 0
+            && differences
+                .iter()
+                .any(|d| d.line == line && d.topic != Topic::SizeCap)
+    };
+    let findings = doc
+        .findings
+        .iter()
+        .map(|f| FindingRow {
+            line: f.line,
+            severity: f.code.severity().as_str(),
+            code: f.code.as_str(),
+            message: f.code.message(),
+            excerpt: lossy(f.excerpt),
+        })
+        .collect();
+    let mut verdicts = Vec::with_capacity(agents.len() * urls.len());
+    for agent in agents {
+        for url in urls {
+            let v = doc.verdict(agent, url);
+            verdicts.push(VerdictRow {
+                agent: lossy(agent),
+                url: lossy(url),
+                allowed: v.allowed,
+                line: v.line,
+                directive: v.directive().map(|d| d.as_str()),
+                pattern: v.pattern().map(lossy),
+                scope: v.scope,
+                rfc_differs: differs(v.line),
+            });
+        }
+    }
+    let crawlers = crawlers
+        .iter()
+        .map(|agent| crawler_row(doc, agent))
+        .collect();
+    Audit {
+        file: file.to_owned(),
+        body_len: doc.facts.body_len,
+        lines: doc.lines.lines,
+        groups: doc.groups.len(),
+        rules: doc.rules.iter().filter(|r| r.group.is_some()).count(),
+        sitemaps: doc.sitemaps.len(),
+        findings,
+        verdicts,
+        crawlers,
+        differences,
+    }
+}
+
+/// The groups robots.cc applies to `agent`: those naming it, else the `*` groups.
+fn crawler_row(doc: &RobotsTxt<'_>, agent: &str) -> CrawlerRow {
+    let summary = doc.agent_summary(agent.as_bytes());
+    let applies = |g: &crate::robots::Group| match summary.scope {
+        Scope::Named => doc
+            .group_agents(g)
+            .iter()
+            .any(|a| a.names(agent.as_bytes())),
+        Scope::Star => g.has_star,
+        Scope::None => false,
+    };
+    let (mut groups, mut allow, mut disallow) = (Vec::new(), 0, 0);
+    for group in doc.groups.iter().filter(|g| applies(g)) {
+        groups.push(group.first_line);
+        let (a, d) = doc.rule_counts(group);
+        allow += a;
+        disallow += d;
+    }
+    CrawlerRow {
+        agent: agent.to_owned(),
+        scope: summary.scope,
+        groups,
+        allow,
+        disallow,
+    }
+}
+
+/// Where RFC 9309 and Google differ, in line order (the size cut first).
+fn differences(doc: &RobotsTxt<'_>) -> Vec<Difference> {
+    let mut out = Vec::new();
+    if doc.facts.cut_at_cap {
+        let ignored = doc.facts.body_len - doc.facts.parsed_len;
+        out.push(Difference {
+            line: 0,
+            topic: Topic::SizeCap,
+            google: format!(
+                "reads the first {ROBOTS_PARSE_CAP} bytes of {} and ignores the last {ignored}",
+                doc.facts.body_len
+            ),
+            rfc: format!(
+                "a crawler must parse at least {ROBOTS_PARSE_CAP} bytes and may read the rest: rules in the last {ignored} bytes may apply"
+            ),
+        });
+    }
+    for f in &doc.findings {
+        if let Some(google) = spelling(f.code) {
+            out.push(Difference {
+                line: f.line,
+                topic: Topic::Spelling,
+                google: format!("{google}: `{}`", lossy(f.excerpt)),
+                rfc: "not a valid key: the line is ignored".to_owned(),
+            });
+        }
+    }
+    for rule in doc.rules.iter().filter(|r| r.group.is_some()) {
+        if let Some((google, rfc)) = escape_difference(rule) {
+            out.push(Difference {
+                line: rule.line,
+                topic: Topic::Escape,
+                google,
+                rfc,
+            });
+        }
+    }
+    out.sort_by_key(|d| (d.line, d.topic));
+    out
+}
+
+/// What Google makes of a key spelling RFC 9309 does not accept.
+fn spelling(code: Code) -> Option<&'static str> {
+    match code {
+        Code::MisspelledKey => Some("accepts the misspelt key"),
+        Code::KeyPrefixOnly => Some("matches the key by its prefix"),
+        Code::MissingColon => Some("accepts the key without ':'"),
+        _ => None,
+    }
+}
+
+/// RFC 9309 section 2.2.2 compares paths after percent-encoding non-ASCII and
+/// reserved octets and *decoding* escapes of unreserved characters (its example:
+/// `/foo/bar/%62%61%7A` matches `/foo/bar/baz`), escapes compared case-insensitively
+/// (RFC 3986 section 2.1). robots.cc escapes non-ASCII bytes too and upper-cases the
+/// hex digits of the pattern, but matches URLs as written and never decodes: a pattern
+/// with an escaped unreserved character, or with lower-case hex digits, matches fewer
+/// URLs under Google.
+fn escape_difference(rule: &Rule<'_>) -> Option<(String, String)> {
+    let value = rule.value;
+    let mut unreserved = Vec::new();
+    let mut lower = false;
+    let mut i = 0;
+    while i < value.len() {
+        // robots.cc's test for an escape: '%' and two hex digits inside the value.
+        if value[i] == b'%' && i + 2 < value.len() {
+            let (h, l) = (value[i + 1], value[i + 2]);
+            if h.is_ascii_hexdigit() && l.is_ascii_hexdigit() {
+                lower |= h.is_ascii_lowercase() || l.is_ascii_lowercase();
+                let byte = hex(h) * 16 + hex(l);
+                if byte.is_ascii_alphanumeric() || b"-._~".contains(&byte) {
+                    unreserved.push(format!("%{}{}", h as char, l as char));
+                }
+                i += 3;
+                continue;
+            }
+        }
+        i += 1;
+    }
+    if unreserved.is_empty() && !lower {
+        return None;
+    }
+    let pattern = lossy(&rule.pattern);
+    let mut rfc = Vec::new();
+    if !unreserved.is_empty() {
+        rfc.push(format!(
+            "{} decoded: also matches URLs with the plain characters",
+            unreserved.join(", ")
+        ));
+    }
+    if lower {
+        rfc.push("escapes compared case-insensitively".to_owned());
+    }
+    Some((
+        format!("matches `{pattern}` literally against the URL as written"),
+        rfc.join("; "),
+    ))
+}
+
+fn hex(digit: u8) -> u8 {
+    match digit {
+        b'0'..=b'9' => digit - b'0',
+        b'a'..=b'f' => digit - b'a' + 10,
+        _ => digit.wrapping_sub(b'A').wrapping_add(10),
+    }
+}
+
+/// Runs `robots-census audit`.
+pub fn audit(args: &AuditArgs) -> ExitCode {
+    let Some(body) = crate::check::read_body(&args.robots_file) else {
+        return ExitCode::from(2);
+    };
+    let doc = RobotsTxt::parse(&body);
+    let defaults = crate::verdicts::parse_agent_list(crate::verdicts::DEFAULT_AGENTS);
+    let agents: Vec<Vec<u8>> = if args.agents.is_empty() {
+        defaults.iter().map(|a| a.as_bytes().to_vec()).collect()
+    } else {
+        args.agents
+            .iter()
+            .map(|a| a.as_encoded_bytes().to_vec())
+            .collect()
+    };
+    let urls: Vec<Vec<u8>> = if args.urls.is_empty() {
+        vec![b"/".to_vec()]
+    } else {
+        args.urls
+            .iter()
+            .map(|u| u.as_encoded_bytes().to_vec())
+            .collect()
+    };
+    // The default list, then any other agent asked about.
+    let mut crawlers = defaults;
+    for agent in &args.agents {
+        let agent = agent.to_string_lossy().into_owned();
+        if !crawlers.iter().any(|c| c.eq_ignore_ascii_case(&agent)) {
+            crawlers.push(agent);
+        }
+    }
+    let name = args.robots_file.display().to_string();
+    let report = build(&name, &doc, &agents, &urls, &crawlers);
+    print!("{}", text::render(&report));
+    if let Some(path) = &args.html {
+        if let Err(e) = std::fs::write(path, html::render(&report)) {
+            eprintln!("robots-census: cannot write {}: {e}", path.display());
+            return ExitCode::from(2);
+        }
+    }
+    ExitCode::SUCCESS
+}

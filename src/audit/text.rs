@@ -1,0 +1,98 @@
+//! The audit as a terminal report: plain lines, one fact per line, stable columns
+//! (two spaces between fields) so a test or `grep` can read it back.
+
+use super::{Audit, CrawlerRow, VerdictRow};
+use crate::robots::Scope;
+
+/// How a verdict's scope reads in the report.
+pub fn scope_text(scope: Scope) -> &'static str {
+    match scope {
+        Scope::Named => "named group",
+        Scope::Star => "'*' group",
+        Scope::None => "no group",
+    }
+}
+
+/// `DISALLOWED  GPTBot  https://x.com/a  line 4: disallow /a  (named group)`, as `check` prints.
+pub fn verdict_line(v: &VerdictRow) -> String {
+    let answer = if v.allowed { "ALLOWED" } else { "DISALLOWED" };
+    let rule = match (v.directive, &v.pattern) {
+        (Some(directive), Some(pattern)) => format!("line {}: {directive} {pattern}", v.line),
+        _ => "no matching rule".to_owned(),
+    };
+    let mut line = format!(
+        "{answer:<10}  {}  {}  {rule}  ({})",
+        v.agent,
+        v.url,
+        scope_text(v.scope)
+    );
+    if v.rfc_differs {
+        line += &format!("  [RFC 9309 reads line {} differently]", v.line);
+    }
+    line
+}
+
+/// `Googlebot  named: groups at lines 1, 9 (1 allow, 2 disallow)`
+pub fn crawler_line(c: &CrawlerRow) -> String {
+    let lines = c
+        .groups
+        .iter()
+        .map(u32::to_string)
+        .collect::<Vec<_>>()
+        .join(", ");
+    let plural = if c.groups.len() == 1 { "" } else { "s" };
+    match c.scope {
+        Scope::None => format!("{}  none: no group applies, everything allowed", c.agent),
+        scope => format!(
+            "{}  {}: group{plural} at line{plural} {lines} ({} allow, {} disallow)",
+            c.agent,
+            if scope == Scope::Named {
+                "named"
+            } else {
+                "'*'"
+            },
+            c.allow,
+            c.disallow
+        ),
+    }
+}
+
+pub fn render(a: &Audit) -> String {
+    let mut out = format!(
+        "robots.txt audit: {}\n{} bytes, {} lines, {} groups, {} rules, {} sitemaps\n",
+        a.file, a.body_len, a.lines, a.groups, a.rules, a.sitemaps
+    );
+    out += &format!("\nLint findings: {}\n", a.findings.len());
+    for f in &a.findings {
+        out += &format!(
+            "  line {}  {}  {}  {}",
+            f.line, f.severity, f.code, f.message
+        );
+        if !f.excerpt.is_empty() {
+            out += &format!("  | {}", f.excerpt);
+        }
+        out += "\n";
+    }
+    out += &format!("\nVerdicts: {}\n", a.verdicts.len());
+    for v in &a.verdicts {
+        out += &format!("  {}\n", verdict_line(v));
+    }
+    out += &format!("\nGroups each crawler obeys: {}\n", a.crawlers.len());
+    for c in &a.crawlers {
+        out += &format!("  {}\n", crawler_line(c));
+    }
+    out += &format!("\nRFC 9309 versus Google: {}\n", a.differences.len());
+    if a.differences.is_empty() {
+        out += "  none: both read this file the same way\n";
+    }
+    for d in &a.differences {
+        out += &format!(
+            "  line {}  {}  Google: {}  RFC 9309: {}\n",
+            d.line,
+            d.topic.as_str(),
+            d.google,
+            d.rfc
+        );
+    }
+    out
+}

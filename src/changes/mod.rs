@@ -1,0 +1,154 @@
+//! The `changes` step: two crawls of the `sites` table in, what changed per site out.
+//!
+//! ```text
+//! <OUT>/sites/crawl=<A>, crawl=<B> --read--> status class, deciding capture, block per agent
+//!   + <OUT>/groups, rules, sitemaps (deciding robots.txt files of sites in both crawls)
+//!   --diff--> <OUT>/changes/from_crawl=<A>/to_crawl=<B>/part-0.parquet + a summary per agent
+//! ```
+//!
+//! A subcommand rather than a table the sites step writes: which crawls to compare is
+//! the user's choice (consecutive, a year apart, ...), and one `sites` run over N crawls
+//! would otherwise write N-1 comparisons nobody asked for. [`consecutive`] gives the
+//! per-agent summary over every consecutive pair without writing, for reports; it
+//! equals `queries/changes_by_agent.sql`.
+
+mod diff;
+mod read;
+mod write;
+
+use std::path::{Path, PathBuf};
+
+pub use diff::{AgentSummary, Change, Summary};
+pub use read::Block;
+
+use crate::sites::SitesError;
+use diff::Lines;
+
+/// Errors of the changes step: all end it (exit 2).
+#[derive(Debug, thiserror::Error)]
+pub enum ChangesError {
+    #[error("{0} holds no sites table: run `robots-census sites {0}` first")]
+    NoSites(PathBuf),
+    #[error("crawl {crawl:?} is not in the sites table (it has: {have})")]
+    UnknownCrawl { crawl: String, have: String },
+    #[error("--from and --to name the same crawl {0:?}")]
+    SameCrawl(String),
+    #[error("the sites table of {from} was made with {a} and that of {to} with {b}: rerun `robots-census sites`")]
+    MixedOptions {
+        from: String,
+        to: String,
+        a: String,
+        b: String,
+    },
+    #[error(transparent)]
+    Read(#[from] SitesError),
+    #[error("cannot build changes rows: {0}")]
+    Arrow(#[from] arrow_schema::ArrowError),
+}
+
+/// Everything between two crawls: the change rows and their summary.
+#[derive(Debug)]
+pub struct Comparison {
+    pub changes: Vec<Change>,
+    pub summary: Summary,
+}
+
+/// Compares crawl `from` with crawl `to` of `<out>/sites/` (reading `groups`, `rules`
+/// and `sitemaps` for the rule lines and sitemaps), handing each change to `sink`.
+fn compare_into(
+    out: &Path,
+    from: &str,
+    to: &str,
+    sink: &mut diff::Sink<'_>,
+) -> Result<Summary, ChangesError> {
+    if from == to {
+        return Err(ChangesError::SameCrawl(from.to_owned()));
+    }
+    let crawls = read::sites_crawls(out)?;
+    let files = |crawl: &str| {
+        crawls.get(crawl).ok_or_else(|| ChangesError::UnknownCrawl {
+            crawl: crawl.to_owned(),
+            have: crawls.keys().cloned().collect::<Vec<_>>().join(", "),
+        })
+    };
+    let a = read::read_sites(files(from)?, from)?;
+    let b = read::read_sites(files(to)?, to)?;
+    let options = |t: &read::CrawlSites| {
+        format!(
+            "--site-key {} --status-semantics {}",
+            t.site_key, t.semantics
+        )
+    };
+    if (&a.site_key, &a.semantics) != (&b.site_key, &b.semantics) {
+        return Err(ChangesError::MixedOptions {
+            from: from.to_owned(),
+            to: to.to_owned(),
+            a: options(&a),
+            b: options(&b),
+        });
+    }
+    let (docs_a, docs_b) = diff::compared_docs(&a, &b);
+    let lines = |crawl: &str, docs: &[crate::sites::read::DocId]| -> Result<Lines, ChangesError> {
+        Ok(Lines {
+            rules: read::rule_lines(out, crawl, docs)?,
+            sitemaps: read::sitemaps(out, crawl, docs)?,
+        })
+    };
+    let (la, lb) = (lines(from, &docs_a)?, lines(to, &docs_b)?);
+    diff::compare(&a, &b, &la, &lb, sink)
+}
+
+/// Compares crawl `from` with crawl `to` without writing anything: every change row
+/// in memory, and the summary.
+pub fn compare(out: &Path, from: &str, to: &str) -> Result<Comparison, ChangesError> {
+    let mut changes = Vec::new();
+    let summary = compare_into(out, from, to, &mut |c| {
+        changes.push(c);
+        Ok(())
+    })?;
+    Ok(Comparison { changes, summary })
+}
+
+/// `robots-census changes`: compares and writes `<out>/changes/from_crawl=<A>/to_crawl=<B>/part-0.parquet`,
+/// streaming the rows to the file.
+pub fn run(out: &Path, from: &str, to: &str) -> Result<(Summary, PathBuf), ChangesError> {
+    // Validated (and the crawls found) before the file is created: errors write nothing.
+    let crawls = read::sites_crawls(out)?;
+    for crawl in [from, to] {
+        if !crawls.contains_key(crawl) {
+            return Err(ChangesError::UnknownCrawl {
+                crawl: crawl.to_owned(),
+                have: crawls.keys().cloned().collect::<Vec<_>>().join(", "),
+            });
+        }
+    }
+    if from == to {
+        return Err(ChangesError::SameCrawl(from.to_owned()));
+    }
+    let mut writer = write::ChangesWriter::create(out, from, to)?;
+    match compare_into(out, from, to, &mut |c| writer.push(c)) {
+        Ok(summary) => Ok((summary, writer.commit()?)),
+        Err(e) => {
+            // No half-written file is left behind.
+            drop(writer);
+            let _ = std::fs::remove_file(write::path(out, from, to).with_extension("parquet.tmp"));
+            Err(e)
+        }
+    }
+}
+
+/// The crawls of `<out>/sites/`, in name order (Common Crawl's `CC-MAIN-YYYY-WW` names
+/// sort by time).
+pub fn crawls(out: &Path) -> Result<Vec<String>, ChangesError> {
+    Ok(read::sites_crawls(out)?.into_keys().collect())
+}
+
+/// The summary per agent of every consecutive pair of crawls of `<out>/sites/`
+/// (what `queries/changes_by_agent.sql` computes), for the report's trend chart.
+pub fn consecutive(out: &Path) -> Result<Vec<Summary>, ChangesError> {
+    let crawls = crawls(out)?;
+    crawls
+        .windows(2)
+        .map(|pair| compare_into(out, &pair[0], &pair[1], &mut |_| Ok(())))
+        .collect()
+}

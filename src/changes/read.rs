@@ -1,0 +1,298 @@
+//! Reading what `changes` compares: one crawl's partition of the `sites` table (status
+//! class, deciding capture and block state per site and agent), and the rule lines and
+//! sitemaps of chosen deciding captures from the run's `groups`, `rules` and `sitemaps`.
+//!
+//! Only the columns needed are read, and rule lines and sitemaps only for the captures
+//! asked about (the deciding robots.txt files of sites present in both crawls).
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+
+use arrow_array::cast::AsArray;
+use arrow_array::Array;
+
+use super::ChangesError;
+use crate::output::dataset::partition_dir;
+use crate::output::Table;
+use crate::sites::read::{batches, opt, parquet_files, Columns, DocId};
+use crate::sites::StatusClass;
+
+/// How a site's deciding capture treats one agent, in the sense of
+/// `queries/agent_restrictions_by_crawl.sql`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Block {
+    /// Anything else: a robots.txt that restricts nothing probed, or a capture that is
+    /// not a robots.txt file (an allow-all status, forbidden, defer visits, ...).
+    None,
+    /// A robots.txt file, `/` allowed, some path disallowed (`google_class = partial`).
+    Partial,
+    /// A robots.txt file (class "Robots.txt with rules" or "no rules") disallowing `/`.
+    Full,
+}
+
+impl Block {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Block::None => "none",
+            Block::Partial => "partial",
+            Block::Full => "full",
+        }
+    }
+
+    fn of(class: StatusClass, root_allowed: Option<bool>, google_class: Option<&str>) -> Block {
+        if !is_robots(class) {
+            return Block::None;
+        }
+        match (root_allowed, google_class) {
+            (Some(false), _) => Block::Full,
+            (Some(true), Some("partial")) => Block::Partial,
+            _ => Block::None,
+        }
+    }
+}
+
+/// The deciding capture is a robots.txt file whose lines count.
+pub fn is_robots(class: StatusClass) -> bool {
+    matches!(class, StatusClass::WithRules | StatusClass::NoRules)
+}
+
+/// One site in one crawl.
+#[derive(Debug, Clone)]
+pub struct SiteState {
+    pub class: StatusClass,
+    pub doc_id: Option<DocId>,
+    /// By agent, in [`CrawlSites::agents`] order; `None` when the table has no row.
+    pub blocks: Vec<Option<Block>>,
+}
+
+impl SiteState {
+    /// "Present" in the sense of `queries/changes_by_agent.sql`: any class but
+    /// "No robots.txt capture".
+    pub fn present(&self) -> bool {
+        self.class != StatusClass::NoCapture
+    }
+}
+
+/// One crawl's partition of the `sites` table.
+#[derive(Debug, Default)]
+pub struct CrawlSites {
+    pub crawl: String,
+    pub site_key: String,
+    pub semantics: String,
+    /// Agents as first seen in the table (a sites table lists the same agents per site).
+    pub agents: Vec<String>,
+    pub sites: BTreeMap<Box<str>, SiteState>,
+}
+
+/// The crawls of `<out>/sites/`, each with its part files (a crawl per file, as `sites` writes).
+pub fn sites_crawls(out: &Path) -> Result<BTreeMap<String, Vec<PathBuf>>, ChangesError> {
+    let files = parquet_files(&out.join(Table::Sites.name()))?;
+    if files.is_empty() {
+        return Err(ChangesError::NoSites(out.to_owned()));
+    }
+    let mut crawls: BTreeMap<String, Vec<PathBuf>> = BTreeMap::new();
+    for path in files {
+        let mut found = BTreeSet::new();
+        for batch in batches(&path, &["crawl"])? {
+            let batch = batch?;
+            let c = Columns {
+                batch: &batch,
+                path: &path,
+            };
+            let crawl = c.str("crawl")?;
+            found.extend((0..batch.num_rows()).map(|i| crawl.value(i).to_owned()));
+        }
+        for crawl in found {
+            crawls.entry(crawl).or_default().push(path.clone());
+        }
+    }
+    Ok(crawls)
+}
+
+/// Reads the rows of `crawl` from its `sites` part files.
+pub fn read_sites(files: &[PathBuf], crawl: &str) -> Result<CrawlSites, ChangesError> {
+    let mut table = CrawlSites {
+        crawl: crawl.to_owned(),
+        ..CrawlSites::default()
+    };
+    let mut index: HashMap<String, usize> = HashMap::new();
+    let columns = [
+        "site",
+        "agent",
+        "status_class",
+        "google_class",
+        "root_allowed",
+        "doc_id",
+        "site_key",
+        "status_semantics",
+        "crawl",
+    ];
+    for path in files {
+        for batch in batches(path, &columns)? {
+            let batch = batch?;
+            let c = Columns {
+                batch: &batch,
+                path,
+            };
+            let (site, agent, classes) = (c.str("site")?, c.str("agent")?, c.str("status_class")?);
+            let (google, root, ids) = (
+                c.str("google_class")?,
+                c.bool("root_allowed")?,
+                c.ids("doc_id")?,
+            );
+            let (key, semantics, crawls) = (
+                c.str("site_key")?,
+                c.str("status_semantics")?,
+                c.str("crawl")?,
+            );
+            for i in 0..batch.num_rows() {
+                if crawls.value(i) != crawl {
+                    continue;
+                }
+                if table.site_key.is_empty() {
+                    table.site_key = key.value(i).to_owned();
+                    table.semantics = semantics.value(i).to_owned();
+                }
+                let class = StatusClass::ALL
+                    .into_iter()
+                    .find(|k| k.as_str() == classes.value(i))
+                    .ok_or_else(|| c.wrong("status_class"))?;
+                let next = index.len();
+                let a = *index.entry(agent.value(i).to_owned()).or_insert(next);
+                if a == table.agents.len() {
+                    table.agents.push(agent.value(i).to_owned());
+                }
+                let root = root.is_valid(i).then(|| root.value(i));
+                let block = Block::of(class, root, opt(google, i));
+                let doc_id = ids.is_valid(i).then(|| ids.value(i));
+                let state = table
+                    .sites
+                    .entry(site.value(i).into())
+                    .or_insert_with(|| SiteState {
+                        class,
+                        doc_id,
+                        blocks: Vec::new(),
+                    });
+                if state.blocks.len() <= a {
+                    state.blocks.resize(a + 1, None);
+                }
+                state.blocks[a] = Some(block);
+            }
+        }
+    }
+    Ok(table)
+}
+
+/// A rule line compared between crawls: (product token, directive, pattern).
+pub type RuleLine = (Box<str>, &'static str, Box<str>);
+
+/// The part files of `table` for `crawl`: its partition when it exists, else the whole
+/// table (an older flat layout); rows are picked by doc id either way.
+fn table_files(out: &Path, table: Table, crawl: &str) -> Result<Vec<PathBuf>, ChangesError> {
+    let root = out.join(table.name());
+    let partition = root.join(partition_dir(crawl));
+    Ok(parquet_files(if partition.is_dir() {
+        &partition
+    } else {
+        &root
+    })?)
+}
+
+/// The allow/disallow lines inside groups of the `wanted` captures (sorted doc ids),
+/// one per product token of the group: a group of two user-agent lines gives each its line.
+pub fn rule_lines(
+    out: &Path,
+    crawl: &str,
+    wanted: &[DocId],
+) -> Result<HashMap<DocId, BTreeSet<RuleLine>>, ChangesError> {
+    let mut tokens: HashMap<(DocId, i32), Vec<Box<str>>> = HashMap::new();
+    for path in table_files(out, Table::Groups, crawl)? {
+        for batch in batches(&path, &["doc_id", "group_index", "product_tokens"])? {
+            let batch = batch?;
+            let c = Columns {
+                batch: &batch,
+                path: &path,
+            };
+            let (ids, index) = (c.ids("doc_id")?, c.i32("group_index")?);
+            let lists = c
+                .get("product_tokens")?
+                .as_list_opt::<i32>()
+                .ok_or_else(|| c.wrong("product_tokens"))?;
+            for i in 0..batch.num_rows() {
+                let id = ids.value(i);
+                if wanted.binary_search(&id).is_err() {
+                    continue;
+                }
+                let list = lists.value(i);
+                let values = list
+                    .as_string_opt::<i32>()
+                    .ok_or_else(|| c.wrong("product_tokens"))?;
+                let names = (0..values.len()).map(|j| values.value(j).into()).collect();
+                tokens.insert((id, index.value(i)), names);
+            }
+        }
+    }
+    let mut lines: HashMap<DocId, BTreeSet<RuleLine>> = HashMap::new();
+    for path in table_files(out, Table::Rules, crawl)? {
+        let columns = ["doc_id", "group_index", "directive", "pattern"];
+        for batch in batches(&path, &columns)? {
+            let batch = batch?;
+            let c = Columns {
+                batch: &batch,
+                path: &path,
+            };
+            let (ids, index) = (c.ids("doc_id")?, c.i32("group_index")?);
+            let (directive, pattern) = (c.str("directive")?, c.str("pattern")?);
+            for i in 0..batch.num_rows() {
+                let directive = match directive.value(i) {
+                    "allow" => "allow",
+                    "disallow" => "disallow",
+                    _ => continue,
+                };
+                // Lines before any user-agent line belong to no group (robots.cc ignores them).
+                if !index.is_valid(i) {
+                    continue;
+                }
+                let id = ids.value(i);
+                if wanted.binary_search(&id).is_err() {
+                    continue;
+                }
+                let Some(names) = tokens.get(&(id, index.value(i))) else {
+                    continue;
+                };
+                let pattern: Box<str> = opt(pattern, i).unwrap_or_default().into();
+                let set = lines.entry(id).or_default();
+                for name in names {
+                    set.insert((name.clone(), directive, pattern.clone()));
+                }
+            }
+        }
+    }
+    Ok(lines)
+}
+
+/// The Sitemap URLs (as written) of the `wanted` captures (sorted doc ids).
+pub fn sitemaps(
+    out: &Path,
+    crawl: &str,
+    wanted: &[DocId],
+) -> Result<HashMap<DocId, BTreeSet<Box<str>>>, ChangesError> {
+    let mut maps: HashMap<DocId, BTreeSet<Box<str>>> = HashMap::new();
+    for path in table_files(out, Table::Sitemaps, crawl)? {
+        for batch in batches(&path, &["doc_id", "url"])? {
+            let batch = batch?;
+            let c = Columns {
+                batch: &batch,
+                path: &path,
+            };
+            let (ids, urls) = (c.ids("doc_id")?, c.str("url")?);
+            for i in 0..batch.num_rows() {
+                let id = ids.value(i);
+                if wanted.binary_search(&id).is_ok() {
+                    maps.entry(id).or_default().insert(urls.value(i).into());
+                }
+            }
+        }
+    }
+    Ok(maps)
+}

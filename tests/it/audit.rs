@@ -1,0 +1,390 @@
+//! `robots-census audit` on a crafted robots.txt: the terminal report read back line
+//! by line and compared with values computed on their own (verdicts, deciding lines and
+//! the groups each crawler obeys from Google's parser, tests/audit/expect_audit.py;
+//! findings and RFC 9309 differences known by construction of the file), and the
+//! HTML page parsed by html5lib's strict parser (tests/audit/check_html.py), its tables
+//! holding the same rows.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::Value;
+
+use crate::support::{bin, python, repo, scratch};
+
+/// Lines numbered as robots.cc numbers them (1-based).
+const BODY: &str = "# audit test\n\
+User-agent: Googlebot\n\
+Disallow: /private/\n\
+Allow: /private/ok%2dpage\n\
+\n\
+useragent: GPTBot\n\
+Dissallow: /\n\
+\n\
+User-agent: *\n\
+Disallow /tmp/\n\
+Disallow: /caf\u{e9}/\n\
+Sitemap: /sitemap.xml\n\
+Crawl-delay: abc\n\
+Disallowed: /old/\n\
+\n\
+User-agent: googlebot\n\
+User-agent: Bingbot\n\
+Allow: /private/public\n";
+
+const AGENTS: [&str; 4] = ["Googlebot", "GPTBot", "CCBot", "OtherBot"];
+const URLS: [&str; 7] = [
+    "https://example.com/private/public/x",
+    "https://example.com/",
+    "https://example.com/private/ok-page",
+    "https://example.com/private/ok%2Dpage",
+    "https://example.com/tmp/x",
+    "https://example.com/caf%C3%A9/menu",
+    "https://example.com/old/x",
+];
+
+/// The report's sections: header ("Verdicts") -> (count in the header, indented lines).
+fn sections(report: &str) -> BTreeMap<String, (usize, Vec<String>)> {
+    let mut out = BTreeMap::new();
+    for block in report.split("\n\n").skip(1) {
+        let mut lines = block.lines();
+        let header = lines.next().expect("section header");
+        let (name, count) = header.rsplit_once(": ").expect("`name: count` header");
+        let lines: Vec<String> = lines
+            .map(|l| l.strip_prefix("  ").expect("indented line").to_owned())
+            .collect();
+        out.insert(name.to_owned(), (count.parse().expect("count"), lines));
+    }
+    out
+}
+
+fn audit(dir: &Path, body: &[u8], extra: &[&str]) -> (String, std::path::PathBuf) {
+    let file = dir.join("robots.txt");
+    std::fs::write(&file, body).expect("write robots.txt");
+    let html = dir.join("audit.html");
+    let mut cmd = bin();
+    cmd.arg("audit").arg(&file).arg("--html").arg(&html);
+    cmd.args(extra);
+    let output = cmd.output().expect("run robots-census audit");
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    (
+        String::from_utf8(output.stdout).expect("UTF-8 report"),
+        html,
+    )
+}
+
+fn python_json(args: &[&std::ffi::OsStr]) -> Value {
+    let output = Command::new(python())
+        .args(args)
+        .output()
+        .expect("run python");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).expect("JSON")
+}
+
+fn default_crawlers() -> Vec<String> {
+    robots_census::verdicts::parse_agent_list(robots_census::verdicts::DEFAULT_AGENTS)
+}
+
+fn obeys_line<'a>(s: &'a BTreeMap<String, (usize, Vec<String>)>, agent: &str) -> &'a str {
+    s["Groups each crawler obeys"]
+        .1
+        .iter()
+        .find(|l| l.starts_with(&format!("{agent}  ")))
+        .map(String::as_str)
+        .unwrap_or_default()
+}
+
+#[test]
+fn audit_report_matches_google_and_the_file() {
+    let dir = scratch("audit");
+    let mut args = Vec::new();
+    for a in AGENTS {
+        args.extend(["--agent", a]);
+    }
+    for u in URLS {
+        args.extend(["--url", u]);
+    }
+    let (report, html) = audit(&dir, BODY.as_bytes(), &args);
+    let s = sections(&report);
+    let mut crawlers = default_crawlers();
+    crawlers.push("OtherBot".to_owned());
+    let (agents, urls, list) = (AGENTS.join(","), URLS.join(" "), crawlers.join(","));
+    let want = python_json(&[
+        repo().join("tests/audit/expect_audit.py").as_os_str(),
+        dir.join("robots.txt").as_os_str(),
+        agents.as_ref(),
+        urls.as_ref(),
+        list.as_ref(),
+    ]);
+
+    // The head: sizes and counts of the file.
+    let head: Vec<&str> = report.lines().take(2).collect();
+    assert_eq!(
+        head[1],
+        format!(
+            "{} bytes, 19 lines, 4 groups, 7 rules, 1 sitemaps",
+            BODY.len()
+        )
+    );
+
+    // Lint findings: by construction of the file.
+    let findings = &s["Lint findings"];
+    let have: Vec<(u32, String)> = findings
+        .1
+        .iter()
+        .map(|l| {
+            let mut f = l.split("  ");
+            let line = f
+                .next()
+                .and_then(|x| x.strip_prefix("line "))
+                .expect("line");
+            let _severity = f.next();
+            (
+                line.parse().expect("number"),
+                f.next().expect("code").to_owned(),
+            )
+        })
+        .collect();
+    let want_findings = [
+        (6, "misspelled_key"),
+        (7, "misspelled_key"),
+        (10, "missing_colon"),
+        (12, "sitemap_not_absolute_url"),
+        (13, "ignored_by_google"),
+        (13, "crawl_delay_not_number"),
+        (14, "key_prefix_match"),
+    ];
+    assert_eq!(
+        have,
+        want_findings
+            .iter()
+            .map(|(l, c)| (*l, c.to_string()))
+            .collect::<Vec<_>>(),
+        "{report}"
+    );
+    assert_eq!(findings.0, want_findings.len());
+    // Each finding line carries an excerpt of its line of the file.
+    for (line, (n, _)) in findings.1.iter().zip(want_findings) {
+        let text = BODY.lines().nth(n as usize - 1).expect("body line");
+        assert!(line.ends_with(&format!("| {text}")), "{line}");
+    }
+
+    // Verdicts: Google's answer, deciding line and pattern, scope.
+    let differing = [4u64, 6, 7, 10, 14];
+    let verdicts = &s["Verdicts"];
+    let want_verdicts = want["verdicts"].as_array().expect("verdicts");
+    assert_eq!(verdicts.0, AGENTS.len() * URLS.len());
+    assert_eq!(verdicts.1.len(), want_verdicts.len());
+    for (have, w) in verdicts.1.iter().zip(want_verdicts) {
+        let answer = if w["allowed"] == true {
+            "ALLOWED"
+        } else {
+            "DISALLOWED"
+        };
+        let line = w["line"].as_u64().expect("line");
+        let rule = match (w["directive"].as_str(), w["pattern"].as_str()) {
+            (Some(d), Some(p)) => format!("line {line}: {d} {p}"),
+            _ => "no matching rule".to_owned(),
+        };
+        let scope = match w["scope"].as_str() {
+            Some("named") => "named group",
+            Some("star") => "'*' group",
+            _ => "no group",
+        };
+        let mut expected = format!(
+            "{answer:<10}  {}  {}  {rule}  ({scope})",
+            w["agent"].as_str().expect("agent"),
+            w["url"].as_str().expect("url")
+        );
+        if differing.contains(&line) {
+            expected += &format!("  [RFC 9309 reads line {line} differently]");
+        }
+        assert_eq!(have, &expected);
+    }
+    // The file is built so that both answers and several kinds of deciding line occur.
+    let lines: Vec<u64> = want_verdicts
+        .iter()
+        .map(|v| v["line"].as_u64().unwrap_or(0))
+        .collect();
+    for n in [0, 3, 4, 7, 10, 11, 14, 18] {
+        assert!(lines.contains(&n), "no verdict decided by line {n}");
+    }
+
+    // Groups each crawler obeys: the default list, then the agents asked about; two
+    // groups naming Googlebot are merged, and Bingbot shares a group with it.
+    assert!(
+        obeys_line(&s, "Googlebot").contains("named: groups at lines 2, 16 (2 allow, 1 disallow)")
+    );
+    assert!(obeys_line(&s, "Bingbot").contains("named: group at line 16 (1 allow, 0 disallow)"));
+    let obeys = &s["Groups each crawler obeys"];
+    let want_crawlers = want["crawlers"].as_array().expect("crawlers");
+    assert_eq!(obeys.0, crawlers.len());
+    assert_eq!(obeys.1.len(), want_crawlers.len());
+    for (have, w) in obeys.1.iter().zip(want_crawlers) {
+        let agent = w["agent"].as_str().expect("agent");
+        let groups: Vec<String> = w["groups"]
+            .as_array()
+            .expect("groups")
+            .iter()
+            .map(|g| g.to_string())
+            .collect();
+        let plural = if groups.len() == 1 { "" } else { "s" };
+        let expected = match w["scope"].as_str() {
+            Some("none") => format!("{agent}  none: no group applies, everything allowed"),
+            scope => format!(
+                "{agent}  {}: group{plural} at line{plural} {} ({} allow, {} disallow)",
+                if scope == Some("named") {
+                    "named"
+                } else {
+                    "'*'"
+                },
+                groups.join(", "),
+                w["allow"],
+                w["disallow"]
+            ),
+        };
+        assert_eq!(have, &expected);
+    }
+
+    // RFC 9309 versus Google: the lines built to differ, and no others.
+    let diffs = &s["RFC 9309 versus Google"];
+    let have: Vec<(String, String)> = diffs
+        .1
+        .iter()
+        .map(|l| {
+            let mut f = l.split("  ");
+            (
+                f.next().expect("line").to_owned(),
+                f.next().expect("topic").to_owned(),
+            )
+        })
+        .collect();
+    let want_diffs = [
+        ("line 4", "%-escape"),
+        ("line 6", "key spelling"),
+        ("line 7", "key spelling"),
+        ("line 10", "key spelling"),
+        ("line 14", "key spelling"),
+    ];
+    assert_eq!(
+        have,
+        want_diffs
+            .iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect::<Vec<_>>()
+    );
+    assert!(diffs.1[0].contains("%2d decoded"), "{}", diffs.1[0]);
+    assert!(diffs.1[0].contains("case-insensitively"), "{}", diffs.1[0]);
+
+    // The HTML page: strictly parsed, self-contained, the same rows.
+    let page = python_json(&[
+        repo().join("tests/audit/check_html.py").as_os_str(),
+        html.as_os_str(),
+    ]);
+    assert_eq!(page["scripts"], 0);
+    assert_eq!(page["external"], serde_json::json!([]));
+    for (id, section) in [
+        ("findings", "Lint findings"),
+        ("verdicts", "Verdicts"),
+        ("crawlers", "Groups each crawler obeys"),
+        ("differences", "RFC 9309 versus Google"),
+    ] {
+        let rows = page["tables"][id].as_array().expect("table");
+        // A header row, then one row per line of the terminal section.
+        assert_eq!(rows.len(), 1 + s[section].1.len(), "{id}");
+    }
+    // Verdict cells hold the same answers and lines as the terminal report.
+    for (row, w) in page["tables"]["verdicts"].as_array().expect("rows")[1..]
+        .iter()
+        .zip(want_verdicts)
+    {
+        assert_eq!(row[0], w["agent"]);
+        assert_eq!(row[1], w["url"]);
+        assert_eq!(
+            row[2],
+            if w["allowed"] == true {
+                "ALLOWED"
+            } else {
+                "DISALLOWED"
+            }
+        );
+        assert_eq!(row[3], w["line"].to_string());
+    }
+}
+
+#[test]
+fn audit_reports_the_500_kib_cut_and_defaults() {
+    let dir = scratch("audit-cut");
+    let mut body = b"User-agent: *\nDisallow: /a\n".to_vec();
+    while body.len() <= 512_000 {
+        body.extend_from_slice(b"# padding line of a very long robots.txt file\n");
+    }
+    body.extend_from_slice(b"Disallow: /late\n");
+    let (report, html) = audit(&dir, &body, &["--url", "https://example.com/late"]);
+    let s = sections(&report);
+    let diffs = &s["RFC 9309 versus Google"].1;
+    assert_eq!(diffs.len(), 1, "{report}");
+    let ignored = body.len() - 512_000;
+    assert!(
+        diffs[0].starts_with(&format!(
+            "line 0  500 KiB cut  Google: reads the first 512000 bytes of {} and ignores the last {ignored}",
+            body.len()
+        )),
+        "{}",
+        diffs[0]
+    );
+    assert!(s["Lint findings"]
+        .1
+        .iter()
+        .any(|l| l.starts_with("line 0  warning  body_over_500kib")));
+    // Without --agent: the default crawler list is asked; Google ignores the late rule.
+    let crawlers = default_crawlers();
+    assert_eq!(s["Verdicts"].1.len(), crawlers.len());
+    for (line, agent) in s["Verdicts"].1.iter().zip(&crawlers) {
+        assert_eq!(
+            line,
+            &format!(
+                "ALLOWED     {agent}  https://example.com/late  no matching rule  ('*' group)"
+            )
+        );
+    }
+    let page = python_json(&[
+        repo().join("tests/audit/check_html.py").as_os_str(),
+        html.as_os_str(),
+    ]);
+    assert_eq!(
+        page["tables"]["differences"].as_array().map(Vec::len),
+        Some(2)
+    );
+}
+
+#[test]
+fn audit_html_escapes_the_file_and_usage_errors_exit_2() {
+    let dir = scratch("audit-escape");
+    let body = b"User-agent: *\nDisallow: /<script>alert(1)</script>\nNoindex: /\"&'\n";
+    let (_, html) = audit(&dir, body, &["--url", "/<b>"]);
+    let text = std::fs::read_to_string(&html).expect("html");
+    assert!(!text.contains("<script"), "{text}");
+    let page = python_json(&[
+        repo().join("tests/audit/check_html.py").as_os_str(),
+        html.as_os_str(),
+    ]);
+    assert_eq!(page["scripts"], 0);
+    let missing = bin()
+        .args(["audit", "/nonexistent/robots.txt"])
+        .output()
+        .expect("run");
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("/nonexistent/robots.txt"));
+}

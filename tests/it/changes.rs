@@ -1,0 +1,198 @@
+//! `robots-census changes` and `queries/changes_by_agent.sql` on the multi-crawl corpus
+//! of the sites tests (tests/sites/make_corpus.py), compared with changes computed
+//! independently (tests/sites/expect_changes.py: the expected sites rows of expect.py,
+//! and rule lines and sitemaps read from the deciding bodies with Google's parser), and
+//! with each other.
+
+use std::process::Command;
+
+use serde_json::Value;
+
+use crate::sites::{census, corpus, rows, run_queries, sites_ok};
+use crate::support::{bin, python, repo};
+
+/// The query checked here (tests/it/queries.rs checks that every query is checked somewhere).
+pub const CHANGES_QUERIES: [&str; 1] = ["changes_by_agent"];
+
+fn expected() -> Value {
+    let output = Command::new(python())
+        .arg(repo().join("tests/sites/expect_changes.py"))
+        .arg(corpus().dir.join("truth.json"))
+        .args(["host", "rfc9309", "ranks"])
+        .output()
+        .expect("run expect_changes.py");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).expect("expected JSON")
+}
+
+const COLUMNS: [&str; 7] = [
+    "site",
+    "change",
+    "agent",
+    "directive",
+    "value",
+    "before",
+    "after",
+];
+
+#[test]
+fn changes_and_query_match_independent_expectations_and_each_other() {
+    let out = census("changes");
+    let ranks = corpus().dir.join("ranks.csv");
+    sites_ok(
+        &out,
+        &["-q", "--ranks", ranks.to_str().expect("UTF-8 path")],
+    );
+    let expected = expected();
+    let pairs = expected["pairs"].as_object().expect("pairs");
+    assert_eq!(pairs.len(), 3, "two consecutive pairs and first -> last");
+    let mut kinds = std::collections::BTreeSet::new();
+    for (pair, want) in pairs {
+        let (from, to) = pair.split_once('|').expect("A|B");
+        let output = bin()
+            .args(["changes", "--json", "--from", from, "--to", to])
+            .arg(&out)
+            .output()
+            .expect("run robots-census changes");
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let summary: Value = serde_json::from_slice(&output.stdout).expect("summary JSON");
+        assert_eq!(summary, want["summary"], "{pair}: summary");
+
+        let dir = out
+            .join("changes")
+            .join(format!("from_crawl={from}"))
+            .join(format!("to_crawl={to}"));
+        assert!(dir.join("part-0.parquet").is_file(), "{}", dir.display());
+        let have = rows(&dir);
+        let want_rows = want["changes"].as_array().expect("changes");
+        assert!(!want_rows.is_empty(), "{pair}: the corpus has changes");
+        assert_eq!(have.len(), want_rows.len(), "{pair}: change rows");
+        for (i, (h, w)) in have.iter().zip(want_rows).enumerate() {
+            let h_values: Vec<&Value> = COLUMNS.iter().map(|c| &h[*c]).collect();
+            let w_values: Vec<&Value> = w.as_array().expect("row").iter().collect();
+            assert_eq!(h_values, w_values, "{pair}: row {i}");
+            assert_eq!(h["from_crawl"], from);
+            assert_eq!(h["to_crawl"], to);
+            kinds.insert(h["change"].as_str().unwrap_or_default().to_owned());
+        }
+    }
+    // Every kind of change occurs in the corpus.
+    assert_eq!(
+        kinds.into_iter().collect::<Vec<_>>(),
+        [
+            "block",
+            "rule_added",
+            "rule_removed",
+            "site_appeared",
+            "site_disappeared",
+            "sitemap_added",
+            "sitemap_removed",
+            "status_class"
+        ]
+    );
+
+    // The query over every consecutive pair.
+    let dir = out.parent().expect("dir").to_owned();
+    let results = run_queries(&dir, &CHANGES_QUERIES);
+    let have = &results["changes_by_agent"];
+    assert_eq!(have["columns"], expected["query"]["columns"]);
+    assert_eq!(have["rows"], expected["query"]["rows"]);
+    assert!(have["rows"]
+        .as_array()
+        .is_some_and(|r| r.iter().any(|row| row[3] != 0 || row[4] != 0)));
+
+    // The command and the query agree: each consecutive pair's summary per agent (read
+    // back from the command's JSON above, and through the library the report uses).
+    let crawls = robots_census::changes::crawls(&out).expect("crawls");
+    let mut from_command = Vec::new();
+    for pair in crawls.windows(2) {
+        let summary = &pairs[&format!("{}|{}", pair[0], pair[1])]["summary"];
+        for a in summary["agents"].as_array().expect("agents") {
+            from_command.push(serde_json::json!([
+                pair[0],
+                pair[1],
+                a["agent"],
+                a["blocks_added"],
+                a["blocks_removed"],
+                a["net"]
+            ]));
+        }
+    }
+    assert_eq!(Value::from(from_command.clone()), have["rows"]);
+    let from_library: Vec<Value> = robots_census::changes::consecutive(&out)
+        .expect("consecutive summaries")
+        .iter()
+        .flat_map(|s| {
+            s.agents.iter().map(|a| {
+                serde_json::json!([
+                    s.from_crawl,
+                    s.to_crawl,
+                    a.agent,
+                    a.blocks_added,
+                    a.blocks_removed,
+                    a.net
+                ])
+            })
+        })
+        .collect();
+    assert_eq!(from_library, from_command);
+}
+
+#[test]
+fn changes_usage_errors_exit_2() {
+    let out = census("changes-usage");
+    let no_sites = bin()
+        .args([
+            "changes",
+            "--from",
+            "CC-MAIN-2023-50",
+            "--to",
+            "CC-MAIN-2024-10",
+        ])
+        .arg(&out)
+        .output()
+        .expect("run");
+    assert_eq!(no_sites.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&no_sites.stderr).contains("holds no sites table"));
+    sites_ok(&out, &["-q"]);
+    let unknown = bin()
+        .args([
+            "changes",
+            "--from",
+            "CC-MAIN-2023-50",
+            "--to",
+            "CC-MAIN-2099-01",
+        ])
+        .arg(&out)
+        .output()
+        .expect("run");
+    assert_eq!(unknown.status.code(), Some(2));
+    let message = String::from_utf8_lossy(&unknown.stderr);
+    assert!(
+        message.contains("\"CC-MAIN-2099-01\" is not in the sites table")
+            && message.contains("CC-MAIN-2024-33"),
+        "{message}"
+    );
+    let same = bin()
+        .args([
+            "changes",
+            "--from",
+            "CC-MAIN-2023-50",
+            "--to",
+            "CC-MAIN-2023-50",
+        ])
+        .arg(&out)
+        .output()
+        .expect("run");
+    assert_eq!(same.status.code(), Some(2));
+    assert!(!out.join("changes").exists(), "nothing written on errors");
+}
