@@ -26,6 +26,8 @@ pub enum Command {
     Status(crate::status::StatusArgs),
     /// Per crawl, site and agent: the capture that decides and what it says (after `run`).
     Sites(SitesArgs),
+    /// One self-contained HTML page of charts and tables from a run's tables (after `run`).
+    Report(crate::report::ReportArgs),
 }
 
 const SITES_AFTER_HELP: &str = "\

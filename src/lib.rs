@@ -10,6 +10,7 @@
 //! pipeline runs that flow over every input with rayon; cli/config/main are the thin shell.
 //! store reaches inputs on HTTP(S) servers and S3 (object_store, retries, request cap).
 //! sites (a later step) reads the tables back: the deciding capture per crawl, site and agent.
+//! report draws the tables (sites, documents, groups, sitemaps, errors) as one HTML page.
 //! ```
 //!
 //! The robots.txt engine in [`robots`] is a pure library with no I/O: give it bytes,
@@ -23,6 +24,7 @@ pub mod limits;
 pub mod output;
 pub mod pipeline;
 pub mod progress;
+pub mod report;
 pub mod robots;
 pub mod sites;
 pub mod status;

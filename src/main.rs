@@ -15,6 +15,7 @@ fn main() -> ExitCode {
         Command::Lint(a) => robots_census::check::lint(a),
         Command::Status(a) => robots_census::status::status(a),
         Command::Sites(a) => sites(a),
+        Command::Report(a) => robots_census::report::report(a),
     }
 }
 

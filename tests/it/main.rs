@@ -11,6 +11,7 @@ mod parser_props;
 mod pipeline;
 mod queries;
 mod remote;
+mod report;
 mod schema;
 mod sites;
 mod support;
