@@ -25,6 +25,8 @@ pub struct Bar {
     pub label: String,
     pub value: f64,
     pub text: String,
+    /// Its own colour, instead of the chart's.
+    pub color: Option<&'static str>,
 }
 
 /// A series of a stacked or line chart: name and colour.
@@ -52,14 +54,31 @@ fn svg(id: &str, title: &str, height: f64, body: Markup) -> Markup {
     }
 }
 
-/// Vertical grid lines and their labels along the bottom, at 0, 25, 50, 75, 100 % of `max`.
-fn grid(left: f64, width: f64, top: f64, bottom: f64, max: f64, unit: &str) -> Markup {
+/// A round scale for values up to `v`: (top, intervals), the interval a 1, 2 or 5
+/// times a power of ten and at most five of them.
+pub fn nice(v: f64) -> (f64, u32) {
+    let v = if v.is_finite() && v > 0.0 { v } else { 1.0 };
+    let mut magnitude = 10f64.powf((v / 5.0).log10().floor());
+    loop {
+        for step in [1.0, 2.0, 5.0] {
+            let step = step * magnitude;
+            let n = (v / step).ceil();
+            if n <= 5.0 {
+                return (n.max(1.0) * step, n.max(1.0) as u32);
+            }
+        }
+        magnitude *= 10.0;
+    }
+}
+
+/// Vertical grid lines and their labels along the bottom: `n` intervals up to `max`.
+fn grid(left: f64, width: f64, top: f64, bottom: f64, (max, n): (f64, u32), unit: &str) -> Markup {
     html! {
-        @for k in 0..=4 {
-            @let x = left + width * f64::from(k) / 4.0;
+        @for k in 0..=n {
+            @let x = left + width * f64::from(k) / f64::from(n);
             line class="grid" x1=(x) x2=(x) y1=(top) y2=(bottom) {}
             text class="tick" x=(x) y=(bottom + 14.0) text-anchor="middle" {
-                (fmt_tick(max * f64::from(k) / 4.0)) (unit)
+                (fmt_tick(max * f64::from(k) / f64::from(n))) (unit)
             }
         }
     }
@@ -75,7 +94,8 @@ fn fmt_tick(v: f64) -> String {
 
 /// Horizontal bars on a common scale from 0 to the largest value.
 pub fn hbars(id: &str, title: &str, bars: &[Bar], color: &str, unit: &str) -> Markup {
-    let max = bars.iter().map(|b| b.value).fold(0.0, f64::max).max(1.0);
+    let scale = nice(bars.iter().map(|b| b.value).fold(0.0, f64::max));
+    let max = scale.0;
     let plot_w = WIDTH - LABEL_W - 60.0;
     let height = 10.0 + ROW_H * bars.len() as f64 + 24.0;
     let bottom = 10.0 + ROW_H * bars.len() as f64;
@@ -84,12 +104,12 @@ pub fn hbars(id: &str, title: &str, bars: &[Bar], color: &str, unit: &str) -> Ma
         title,
         height,
         html! {
-            (grid(LABEL_W, plot_w, 6.0, bottom, max, unit))
+            (grid(LABEL_W, plot_w, 6.0, bottom, scale, unit))
             @for (i, b) in bars.iter().enumerate() {
                 @let y = 10.0 + ROW_H * i as f64;
                 @let w = plot_w * b.value / max;
                 text class="label" x=(LABEL_W - 6.0) y=(y + 14.0) text-anchor="end" { (short(&b.label, 30)) }
-                rect x=(LABEL_W) y=(y + 3.0) width=(w) height=(ROW_H - 6.0) fill=(color) {}
+                rect x=(LABEL_W) y=(y + 3.0) width=(w) height=(ROW_H - 6.0) fill=(b.color.unwrap_or(color)) {}
                 text class="value" x=(LABEL_W + w + 4.0) y=(y + 14.0) { (b.text) }
             }
         },
@@ -106,6 +126,8 @@ pub fn stacked(
     max: f64,
     unit: &str,
 ) -> Markup {
+    let scale = nice(max);
+    let max = scale.0;
     let plot_w = WIDTH - LABEL_W - 20.0;
     let legend_rows = series.len().div_ceil(3) as f64;
     let top = 8.0 + 18.0 * legend_rows;
@@ -121,7 +143,7 @@ pub fn stacked(
                 rect x=(x) y=(y) width="12" height="12" fill=(s.color) {}
                 text class="legend" x=(x + 16.0) y=(y + 10.5) { (short(s.name, 30)) }
             }
-            (grid(LABEL_W, plot_w, top - 2.0, bottom, max, unit))
+            (grid(LABEL_W, plot_w, top - 2.0, bottom, scale, unit))
             @for (i, (label, values)) in rows.iter().enumerate() {
                 @let y = top + ROW_H * i as f64;
                 text class="label" x=(LABEL_W - 6.0) y=(y + 14.0) text-anchor="end" { (short(label, 30)) }
@@ -204,15 +226,15 @@ pub fn lines(
     let plot_w = WIDTH - left - right;
     let bottom = top + plot_h;
     let step = plot_w / (x_labels.len().max(2) - 1) as f64;
-    let max = max.max(f64::MIN_POSITIVE);
+    let (max, n) = nice(max);
     let y_of = |v: f64| bottom - plot_h * v / max;
     svg(
         id,
         title,
         bottom + 30.0,
         html! {
-            @for k in 0..=4 {
-                @let v = max * f64::from(k) / 4.0;
+            @for k in 0..=n {
+                @let v = max * f64::from(k) / f64::from(n);
                 line class="grid" x1=(left) x2=(left + plot_w) y1=(y_of(v)) y2=(y_of(v)) {}
                 text class="tick" x=(left - 6.0) y=(y_of(v) + 4.0) text-anchor="end" { (fmt_tick(v)) (unit) }
             }
@@ -246,11 +268,13 @@ mod tests {
                 label: "<a&b>".into(),
                 value: 10.0,
                 text: "10".into(),
+                color: None,
             },
             Bar {
                 label: "b".into(),
                 value: 5.0,
                 text: "5".into(),
+                color: None,
             },
         ];
         let svg = hbars("x", "t", &bars, "#000", "").into_string();
@@ -261,6 +285,16 @@ mod tests {
             svg.contains(&format!("width=\"{}\"", plot_w / 2.0)),
             "{svg}"
         );
+    }
+
+    #[test]
+    fn scales_are_round() {
+        assert_eq!(nice(231.0), (250.0, 5));
+        assert_eq!(nice(48.43), (50.0, 5));
+        assert_eq!(nice(13.0), (15.0, 3));
+        assert_eq!(nice(100.0), (100.0, 5));
+        assert_eq!(nice(0.0), (1.0, 5));
+        assert_eq!(nice(3.0), (3.0, 3));
     }
 
     #[test]

@@ -50,15 +50,16 @@ pub fn num(x: f64) -> String {
     s.trim_end_matches('0').trim_end_matches('.').to_owned()
 }
 
-/// Text for the page: control characters (invalid in HTML) become U+FFFD.
+/// Text for the page: C0 controls (invalid in HTML) as their Unicode control
+/// pictures (a CR as ␍), other controls and noncharacters as U+FFFD.
 pub fn clean(s: &str) -> String {
     s.chars()
-        .map(|c| {
-            if (c.is_control() && c != '\t') || is_noncharacter(c) {
-                '\u{FFFD}'
-            } else {
-                c
-            }
+        .map(|c| match c as u32 {
+            0x09 => c,
+            n @ 0x00..=0x1F => char::from_u32(0x2400 + n).unwrap_or('\u{FFFD}'),
+            0x7F => '\u{2421}',
+            _ if c.is_control() || is_noncharacter(c) => '\u{FFFD}',
+            _ => c,
         })
         .collect()
 }
@@ -81,10 +82,26 @@ fn cell(col: &str, text: String) -> Markup {
     html! { td class="num" data-col=(col) { (text) } }
 }
 
+/// How a section lays out its chart and table.
+#[derive(Clone, Copy, PartialEq)]
+enum Layout {
+    /// Chart and table side by side (narrow tables).
+    Beside,
+    /// Table below the chart (wide tables).
+    Below,
+}
+
 /// One section: heading, chart(s), table, note.
-fn section(id: &str, heading: &str, note: Markup, charts: Markup, table: Markup) -> Markup {
+fn section(
+    id: &str,
+    heading: &str,
+    layout: Layout,
+    note: Markup,
+    charts: Markup,
+    table: Markup,
+) -> Markup {
     html! {
-        section id=(id) {
+        section id=(id) class=[(layout == Layout::Below).then_some("stack")] {
             h2 { (heading) }
             div class="pair" {
                 div class="charts" { (charts) }
@@ -203,7 +220,14 @@ fn status_section(c: &Crawls) -> Markup {
         }
     };
     let note = html! { "Common Crawl's eight classes of a site's deciding capture. “No robots.txt capture” appears only for ranked sites (" code { "--ranks" } ")." };
-    section("status", "Status classes per crawl", note, chart, table)
+    section(
+        "status",
+        "Status classes per crawl",
+        Layout::Below,
+        note,
+        chart,
+        table,
+    )
 }
 
 fn blocking_section(c: &Crawls) -> Markup {
@@ -253,8 +277,7 @@ fn blocking_section(c: &Crawls) -> Markup {
         .iter()
         .map(|(_, v)| v.iter().sum::<f64>())
         .fold(0.0, f64::max);
-    // A round scale: the next multiple of 10 percent above the largest bar.
-    let max = ((max / 10.0).ceil() * 10.0).clamp(10.0, 100.0);
+    let max = max.min(100.0);
     let bars = stacked(
         "chart-blocking",
         "Agent blocking per crawl, percent of sites with a robots.txt",
@@ -292,7 +315,7 @@ fn blocking_section(c: &Crawls) -> Markup {
             .iter()
             .flat_map(|(_, v)| v.iter().flatten())
             .fold(0.0f64, |a, &b| a.max(b));
-        let top = ((top / 10.0).ceil() * 10.0).clamp(10.0, 100.0);
+        let top = top.min(100.0);
         lines(
             "chart-blocking-trend",
             "Sites fully blocking each agent, percent of sites with a robots.txt, per crawl",
@@ -332,7 +355,14 @@ fn blocking_section(c: &Crawls) -> Markup {
         }
     };
     let note = html! { "Percent of sites whose deciding capture is a robots.txt. Sites that answer 5xx or 429 (unreachable: RFC 9309 says disallow all) are not counted as blocking." };
-    section("blocking", "Agent blocking per crawl", note, charts, table)
+    section(
+        "blocking",
+        "Agent blocking per crawl",
+        Layout::Below,
+        note,
+        charts,
+        table,
+    )
 }
 
 fn tokens_section(h: &Hosts) -> Markup {
@@ -347,6 +377,7 @@ fn tokens_section(h: &Hosts) -> Markup {
             },
             value: t.hosts as f64,
             text: int(t.hosts),
+            color: None,
         })
         .collect();
     let chart = hbars(
@@ -375,7 +406,14 @@ fn tokens_section(h: &Hosts) -> Markup {
         }
     };
     let note = html! { "The " (shown.len()) " tokens named by the most hosts (of " (h.tokens.len()) " listed by the query), over each host's latest parsed robots.txt; “*” is the global group." };
-    section("tokens", "Most named user-agent tokens", note, chart, table)
+    section(
+        "tokens",
+        "Most named user-agent tokens",
+        Layout::Beside,
+        note,
+        chart,
+        table,
+    )
 }
 
 fn sitemaps_section(h: &Hosts) -> Markup {
@@ -387,6 +425,7 @@ fn sitemaps_section(h: &Hosts) -> Markup {
             label: m.measure.replace('_', " "),
             value: m.hosts_pct.unwrap_or(0.0),
             text: format!("{}%", pct(m.hosts_pct)),
+            color: None,
         })
         .collect();
     let chart = hbars(
@@ -413,7 +452,14 @@ fn sitemaps_section(h: &Hosts) -> Markup {
         }
     };
     let note = html! { "Absolute: an http(s) or ftp URL with a host. Same host compares the sitemap's host with the robots.txt's exactly (www. differs)." };
-    section("sitemaps", "Sitemap adoption", note, chart, table)
+    section(
+        "sitemaps",
+        "Sitemap adoption",
+        Layout::Beside,
+        note,
+        chart,
+        table,
+    )
 }
 
 fn delays_section(h: &Hosts) -> Markup {
@@ -427,6 +473,7 @@ fn delays_section(h: &Hosts) -> Markup {
                 label: (*label).to_owned(),
                 value: n as f64,
                 text: int(n),
+                color: None,
             }
         })
         .collect();
@@ -459,7 +506,14 @@ fn delays_section(h: &Hosts) -> Markup {
         }
     };
     let note = html! { "Groups with a numeric crawl-delay, over each host's latest parsed robots.txt; the chart is the “(any)” row. Google ignores crawl-delay; Bing and Yandex honour it." };
-    section("delays", "Crawl-delay values", note, chart, table)
+    section(
+        "delays",
+        "Crawl-delay values",
+        Layout::Below,
+        note,
+        chart,
+        table,
+    )
 }
 
 fn lint_section(h: &Hosts) -> Markup {
@@ -470,6 +524,11 @@ fn lint_section(h: &Hosts) -> Markup {
             label: clean(&l.code),
             value: l.documents as f64,
             text: int(l.documents),
+            color: Some(match l.severity.as_str() {
+                "error" => PALETTE[3],
+                "warning" => PALETTE[1],
+                _ => PALETTE[0],
+            }),
         })
         .collect();
     let chart = hbars(
@@ -499,8 +558,15 @@ fn lint_section(h: &Hosts) -> Markup {
             }
         }
     };
-    let note = html! { "Codes are listed in schemas/README.md. Captures count every fetch; latest hosts count each host's latest capture once. The example is the smallest excerpt of the code." };
-    section("lint", "Lint findings by code", note, chart, table)
+    let note = html! { "Bars: red errors, orange warnings, blue notes. Codes are listed in schemas/README.md. Captures count every fetch; latest hosts count each host's latest capture once. The example is the smallest excerpt of the code." };
+    section(
+        "lint",
+        "Lint findings by code",
+        Layout::Below,
+        note,
+        chart,
+        table,
+    )
 }
 
 fn sizes_section(h: &Hosts) -> Markup {
@@ -511,6 +577,7 @@ fn sizes_section(h: &Hosts) -> Markup {
             label: s.bucket.to_owned(),
             value: s.parsed_captures as f64,
             text: int(s.parsed_captures),
+            color: None,
         })
         .collect();
     let cut = h
@@ -546,7 +613,14 @@ fn sizes_section(h: &Hosts) -> Markup {
         }
     };
     let note = html! { "The chart counts 2xx files (and CSV rows); Google reads the first 512,000 bytes and ignores the rest, so rules past the cut never apply. Lower bound: the size was cut by the crawler or the decoder." };
-    section("sizes", "Size distribution", note, chart, table)
+    section(
+        "sizes",
+        "Size distribution",
+        Layout::Beside,
+        note,
+        chart,
+        table,
+    )
 }
 
 #[cfg(test)]
