@@ -18,6 +18,7 @@
 
 mod charts;
 mod crawls;
+mod figures;
 mod hosts;
 mod html;
 mod read;

@@ -181,7 +181,8 @@ fn queries(dir: &Path, names: &[&str]) -> BTreeMap<String, QueryRows> {
         .collect()
 }
 
-/// What the page shows for a query value: C0 controls as control pictures, other
+/// What the page shows for a query value: C0 controls but tab and line feed as
+/// control pictures, other
 /// controls and noncharacters as U+FFFD (as the report writes them, since HTML has no
 /// place for them), nulls as nothing.
 fn shown(v: &Value) -> String {
@@ -190,7 +191,7 @@ fn shown(v: &Value) -> String {
         Value::String(s) => s
             .chars()
             .map(|c| match c as u32 {
-                0x09 => c,
+                0x09 | 0x0A => c,
                 n @ 0x00..=0x1F => char::from_u32(0x2400 + n).expect("control picture"),
                 0x7F => '\u{2421}',
                 n if c.is_control() || (0xFDD0..=0xFDEF).contains(&n) || (n & 0xFFFE) == 0xFFFE => {
@@ -411,7 +412,7 @@ fn run_with_timeout(mut cmd: Command, limit: Duration) -> (bool, Vec<u8>) {
     (ok, reader.join().unwrap_or_default())
 }
 
-fn chromium(profile: &Path) -> Command {
+fn chromium(profile: &Path, height: u32) -> Command {
     let mut cmd = Command::new("/usr/bin/chromium");
     cmd.args([
         "--headless",
@@ -423,8 +424,8 @@ fn chromium(profile: &Path) -> Command {
         "--disable-component-update",
         "--disable-sync",
         "--hide-scrollbars",
-        "--window-size=1280,1000",
     ])
+    .arg(format!("--window-size=1280,{height}"))
     .arg(format!("--user-data-dir={}", profile.display()));
     cmd
 }
@@ -451,7 +452,7 @@ fn chromium_renders_every_chart_with_a_size() {
     )
     .expect("write copy");
     let profile = d.dir.join("chromium-profile-dom");
-    let mut cmd = chromium(&profile);
+    let mut cmd = chromium(&profile, 1000);
     cmd.arg("--dump-dom")
         .arg(format!("file://{}", measured_page.display()));
     let (ok, dom) = run_with_timeout(cmd, Duration::from_secs(90));
@@ -476,9 +477,8 @@ fn chromium_renders_every_chart_with_a_size() {
     // And a screenshot of the page itself.
     let png = d.dir.join("report.png");
     let profile = d.dir.join("chromium-profile-png");
-    let mut cmd = chromium(&profile);
+    let mut cmd = chromium(&profile, 5600);
     cmd.arg(format!("--screenshot={}", png.display()))
-        .arg("--window-size=1280,4200")
         .arg(format!("file://{}", page.display()));
     let (ok, _) = run_with_timeout(cmd, Duration::from_secs(90));
     assert!(ok, "chromium --screenshot failed or timed out");
