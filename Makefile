@@ -7,7 +7,7 @@ PYTHON := $(VENV)/bin/python
 OUT ?= out
 BIN := target/release/robots-census
 
-.PHONY: all build run test venv fmt check-fmt clippy doc clean schemas java wheel spark-demo scale-check
+.PHONY: all build run test venv fmt check-fmt clippy doc clean schemas java wheel spark-demo scale-check chromium
 
 all: build
 
@@ -37,10 +37,15 @@ clippy:
 doc:
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --no-deps --locked
 
+# Headless Chromium for the report test (tests/it/report.rs renders the page): the Debian
+# package, installed only when /usr/bin/chromium is missing (apt-get needs root: sudo otherwise).
+chromium:
+	@test -x /usr/bin/chromium || { $(BENCH_SUDO) apt-get update -qq && $(BENCH_SUDO) apt-get install -y -qq chromium; }
+
 # Everything CI runs: formatting, lints, docs, unit + integration tests (release mode:
 # the differential test asks Google's parser millions of questions). The Spark tests
-# need Java and the wheel test the wheel of dist/.
-test: venv check-fmt clippy doc java wheel
+# need Java, the wheel test the wheel of dist/, the report test Chromium.
+test: venv chromium check-fmt clippy doc java wheel
 	ROBOTS_CENSUS_PYTHON=$(abspath $(PYTHON)) $(CARGO) test --release --locked
 
 # A long generative differential campaign against Google's parser: the test `make test`

@@ -30,6 +30,8 @@ pub enum Command {
     Changes(ChangesArgs),
     /// One robots.txt for SEO auditors: findings, verdicts, groups per crawler, RFC 9309 vs Google.
     Audit(crate::audit::AuditArgs),
+    /// One self-contained HTML page of charts and tables from a run's tables (after `run`).
+    Report(crate::report::ReportArgs),
 }
 
 const CHANGES_AFTER_HELP: &str = "\

@@ -12,6 +12,7 @@
 //! sites (a later step) reads the tables back: the deciding capture per crawl, site and agent.
 //! audit reports on one robots.txt for people (findings, verdicts, RFC 9309 vs Google).
 //! changes compares two crawls of the sites table: per-site changes, blocks per agent.
+//! report draws the tables (sites, documents, groups, sitemaps, errors) as one HTML page.
 //! ```
 //!
 //! The robots.txt engine in [`robots`] is a pure library with no I/O: give it bytes,
@@ -27,6 +28,7 @@ pub mod limits;
 pub mod output;
 pub mod pipeline;
 pub mod progress;
+pub mod report;
 pub mod robots;
 pub mod sites;
 pub mod status;

@@ -19,6 +19,7 @@ fn main() -> ExitCode {
         Command::Sites(a) => sites(a),
         Command::Changes(a) => changes(a),
         Command::Audit(a) => robots_census::audit::audit(a),
+        Command::Report(a) => robots_census::report::report(a),
     }
 }
 

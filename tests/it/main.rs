@@ -15,6 +15,7 @@ mod pipeline;
 mod queries;
 mod remote;
 mod remote_out;
+mod report;
 mod schema;
 mod sites;
 mod spark;

@@ -460,9 +460,10 @@ fn every_query_agrees_with_independent_counts() {
             .iter()
             .chain(&crate::sites::SITES_QUERIES)
             .chain(&crate::changes::CHANGES_QUERIES)
+            .chain(&crate::report::REPORT_QUERIES)
             .map(|q| q.to_string())
             .collect(),
-        "queries/*.sql and the checked lists differ: check new queries here or in sites.rs"
+        "queries/*.sql and the checked lists differ: check new queries here, in sites.rs or in report.rs"
     );
 
     // The inputs, read independently, and the documents table, joined by record id / url.

@@ -1,0 +1,50 @@
+-- Agent blocking per crawl (all sites, ranked or not)
+--
+-- Question: per crawl and crawler, how many sites block it fully or partially, and do
+-- they name it or only apply the '*' group? The report's "Agent blocking per crawl"
+-- charts (robots-census report).
+--
+-- Needs: `robots-census sites OUT` (any options; the table records them).
+--
+-- Result: one row per crawl and agent (sites.agent), over sites with a capture:
+--   crawl, agent
+--   sites            sites with a capture (status class not "No robots.txt capture")
+--   robots_sites     sites whose deciding capture is a robots.txt (status class
+--                    "Robots.txt with rules" or "Robots.txt no rules"): the denominator
+--   fully            a robots.txt whose Google verdict for the agent at '/' is disallowed
+--                    (as `fully` in agent_restrictions_by_crawl.sql)
+--   fully_named, fully_star        through a group naming the agent / the '*' group
+--   partially        a robots.txt, '/' allowed, some probed path disallowed
+--                    (google_class = partial)
+--   partially_named, partially_star
+--   fully_pct, partially_pct       of robots_sites, percent
+--
+-- Caveats: the same definitions as agent_restrictions_by_crawl.sql, but over every
+-- site rather than ranked sites only.
+
+WITH s AS (
+    SELECT *, status_class IN ('Robots.txt with rules', 'Robots.txt no rules') AS is_robots
+    FROM read_parquet('out/sites/*/*.parquet')
+    WHERE status_class <> 'No robots.txt capture'
+),
+c AS (
+    SELECT crawl,
+           agent,
+           count(*) AS sites,
+           count(*) FILTER (WHERE is_robots) AS robots_sites,
+           count(*) FILTER (WHERE is_robots AND NOT root_allowed) AS fully,
+           count(*) FILTER (WHERE is_robots AND NOT root_allowed AND named) AS fully_named,
+           count(*) FILTER (WHERE is_robots AND NOT root_allowed AND NOT named) AS fully_star,
+           count(*) FILTER (WHERE is_robots AND root_allowed AND google_class = 'partial') AS partially,
+           count(*) FILTER (WHERE is_robots AND root_allowed AND google_class = 'partial' AND named) AS partially_named,
+           count(*) FILTER (WHERE is_robots AND root_allowed AND google_class = 'partial' AND NOT named) AS partially_star
+    FROM s
+    GROUP BY crawl, agent
+)
+SELECT crawl, agent, sites, robots_sites,
+       fully, fully_named, fully_star,
+       round(100.0 * fully / nullif(robots_sites, 0), 2) AS fully_pct,
+       partially, partially_named, partially_star,
+       round(100.0 * partially / nullif(robots_sites, 0), 2) AS partially_pct
+FROM c
+ORDER BY crawl, agent;

@@ -1,0 +1,389 @@
+//! The report page: one self-contained HTML document (inline CSS and SVG, no script,
+//! nothing fetched), one section per chart with its numbers in a table beside it.
+//!
+//! Every table says which query of `queries/` it reproduces (`data-query`), every row
+//! its key columns as JSON (`data-key`), every number cell the query column it holds
+//! (`data-col`, and `data-key` for pivoted cells): tests/it/report.rs compares the
+//! visible numbers with the query results cell by cell.
+
+use maud::{html, Markup, PreEscaped, DOCTYPE};
+use serde_json::json;
+
+use super::charts::{lines, stacked, Series, PALETTE};
+use super::crawls::Crawls;
+use super::figures;
+use super::hosts::Hosts;
+use super::Methodology;
+use crate::sites::StatusClass;
+
+/// Colours of the eight status classes, in [`StatusClass::ALL`] order.
+const CLASS_COLORS: [&str; 8] = [
+    "#BBBBBB", "#D55E00", "#E69F00", "#F0E442", "#CC79A7", "#8C6D1F", "#56B4E9", "#0072B2",
+];
+
+const CSS: &str = include_str!("report.css");
+
+/// An integer with thousands separators.
+pub fn int(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A percentage as the queries round it (two decimals); an em dash for none.
+pub fn pct(p: Option<f64>) -> String {
+    p.map_or_else(|| "—".to_owned(), |p| format!("{p:.2}"))
+}
+
+/// A number of seconds: up to three decimals, trailing zeros dropped.
+pub fn num(x: f64) -> String {
+    let s = format!("{x:.3}");
+    s.trim_end_matches('0').trim_end_matches('.').to_owned()
+}
+
+/// Text for the page: C0 controls but tab and line feed (invalid in HTML, or a CR
+/// the parser would turn into a line feed) as their Unicode control pictures (a CR
+/// as ␍), other controls and noncharacters as U+FFFD.
+pub fn clean(s: &str) -> String {
+    s.chars()
+        .map(|c| match c as u32 {
+            0x09 | 0x0A => c,
+            n @ 0x00..=0x1F => char::from_u32(0x2400 + n).unwrap_or('\u{FFFD}'),
+            0x7F => '\u{2421}',
+            _ if c.is_control() || is_noncharacter(c) => '\u{FFFD}',
+            _ => c,
+        })
+        .collect()
+}
+
+fn is_noncharacter(c: char) -> bool {
+    let c = c as u32;
+    (0xFDD0..=0xFDEF).contains(&c) || (c & 0xFFFE) == 0xFFFE
+}
+
+pub(super) fn key(value: serde_json::Value) -> String {
+    value.to_string()
+}
+
+/// A header cell naming the query column it shows.
+pub(super) fn th(col: &str, label: &str) -> Markup {
+    html! { th scope="col" data-col=(col) { (label) } }
+}
+
+pub(super) fn cell(col: &str, text: String) -> Markup {
+    html! { td class="num" data-col=(col) { (text) } }
+}
+
+/// How a section lays out its chart and table.
+#[derive(Clone, Copy, PartialEq)]
+pub(super) enum Layout {
+    /// Chart and table side by side (narrow tables).
+    Beside,
+    /// Table below the chart (wide tables).
+    Below,
+}
+
+/// One section: heading, chart(s), table, note.
+pub(super) fn section(
+    id: &str,
+    heading: &str,
+    layout: Layout,
+    note: Markup,
+    charts: Markup,
+    table: Markup,
+) -> Markup {
+    html! {
+        section id=(id) class=[(layout == Layout::Below).then_some("stack")] {
+            h2 { (heading) }
+            div class="pair" {
+                div class="charts" { (charts) }
+                div class="table" { (table) }
+            }
+            p class="note" { (note) }
+        }
+    }
+}
+
+/// The whole page.
+pub fn page(m: &Methodology, c: &Crawls, h: &Hosts) -> String {
+    let markup = html! {
+        (DOCTYPE)
+        html lang="en" {
+            head {
+                meta charset="utf-8";
+                meta name="viewport" content="width=device-width, initial-scale=1";
+                title { "robots.txt census report" }
+                style { (PreEscaped(CSS)) }
+            }
+            body {
+                header {
+                    h1 { "robots.txt census report" }
+                    p class="sub" {
+                        (c.crawls.len()) " crawl" @if c.crawls.len() != 1 { "s" } ": "
+                        (c.crawls.join(", ")) " · " (int(h.robots_captures)) " robots.txt captures · "
+                        (int(h.parsed_hosts)) " hosts with a robots.txt · robots-census " (env!("CARGO_PKG_VERSION"))
+                    }
+                }
+                section id="methodology" {
+                    h2 { "Methodology" }
+                    p { (methodology(m, c)) }
+                }
+                (status_section(c))
+                (blocking_section(c))
+                (figures::tokens_section(h))
+                (figures::sitemaps_section(h))
+                (figures::delays_section(h))
+                (figures::lint_section(h))
+                (figures::sizes_section(h))
+            }
+        }
+    };
+    markup.into_string()
+}
+
+fn methodology(m: &Methodology, c: &Crawls) -> Markup {
+    let list = |set: &std::collections::BTreeSet<String>| {
+        set.iter().cloned().collect::<Vec<_>>().join(", ")
+    };
+    html! {
+        "Per-crawl figures (status classes, agent blocking) count sites from the "
+        code { "sites" } " table: one deciding capture per crawl and site — the latest capture of each URL, redirects followed inside the crawl for up to 5 hops, and Common Crawl's precedence between a site's robots.txt URLs — with the site key "
+        strong { (list(&c.site_keys)) } ", status semantics " strong { (list(&c.semantics)) } ", "
+        @if c.ranked_sites > 0 { "ranked sites from the " code { "--ranks" } " list included with the unranked ones" } @else { "no rank list" }
+        " and the agents " strong { (c.agents.join(", ")) } ". "
+        @if m.ran_sites { "The report ran the sites step with these options (replacing " code { "OUT/sites" } "). " }
+        @else { "The report reused the stored sites table, made with these options. " }
+        "A site is fully blocked for an agent when its deciding capture is a robots.txt (class “Robots.txt with rules” or “no rules”) and Google's parser disallows the site root "
+        code { "/" } "; partially when " code { "/" } " is allowed but some probed path is not; “named” when a group names the agent, “*” when only the global group applies; shares are of sites with a robots.txt. "
+        "The other figures are per host over the whole dataset (" (m.out) "): each host's latest robots.txt capture (greatest fetch time, then document id), counting hosts whose latest capture is a parsed robots.txt (2xx, or a CSV row with a body); user-agents are robots.cc product tokens; crawl-delays are the first numeric value of each group; lint findings and sizes count captures as noted. "
+        "Each table reproduces a query of " code { "queries/" } " (named in its caption) on the same tables; Google ignores every byte past 500 KiB (512,000 bytes)."
+    }
+}
+
+pub(super) fn caption(text: &str, query: &str) -> Markup {
+    html! { caption { (text) " " span class="q" { "(queries/" (query) ".sql)" } } }
+}
+
+fn status_section(c: &Crawls) -> Markup {
+    let series: Vec<Series> = StatusClass::ALL
+        .iter()
+        .zip(CLASS_COLORS)
+        .map(|(s, color)| Series {
+            name: s.as_str(),
+            color,
+        })
+        .collect();
+    let rows: Vec<(String, Vec<f64>)> = c
+        .status
+        .iter()
+        .map(|(crawl, counts)| {
+            let total = counts.iter().sum::<u64>().max(1) as f64;
+            let shares = counts.iter().map(|&n| 100.0 * n as f64 / total).collect();
+            (crawl.clone(), shares)
+        })
+        .collect();
+    let chart = stacked(
+        "chart-status",
+        "Sites per status class and crawl, percent of the crawl's sites",
+        &rows,
+        &series,
+        100.0,
+        "%",
+    );
+    let table = html! {
+        table id="t-status" data-query="site_status_by_crawl" {
+            (caption("Sites per status class and crawl", "site_status_by_crawl"))
+            thead { tr {
+                th scope="col" data-col="crawl" { "Crawl" }
+                @for s in StatusClass::ALL { th scope="col" data-col="sites" { (s.as_str()) } }
+                th scope="col" { "All sites" }
+            } }
+            tbody {
+                @for (crawl, counts) in &c.status {
+                    tr data-key=(key(json!({"crawl": crawl}))) {
+                        th scope="row" data-col="crawl" { (crawl) }
+                        @for (s, n) in StatusClass::ALL.iter().zip(counts) {
+                            td class="num" data-col="sites" data-key=(key(json!({"status_class": s.as_str()}))) { (int(*n)) }
+                        }
+                        td class="num" data-derived="sum" { (int(counts.iter().sum())) }
+                    }
+                }
+            }
+        }
+    };
+    let note = html! { "Common Crawl's eight classes of a site's deciding capture. “No robots.txt capture” appears only for ranked sites (" code { "--ranks" } ")." };
+    section(
+        "status",
+        "Status classes per crawl",
+        Layout::Below,
+        note,
+        chart,
+        table,
+    )
+}
+
+fn blocking_section(c: &Crawls) -> Markup {
+    let series = [
+        Series {
+            name: "fully, named",
+            color: PALETTE[3],
+        },
+        Series {
+            name: "fully, via *",
+            color: "#F4A582",
+        },
+        Series {
+            name: "partially, named",
+            color: PALETTE[0],
+        },
+        Series {
+            name: "partially, via *",
+            color: "#92C5DE",
+        },
+    ];
+    let share = |n: u64, d: u64| {
+        if d == 0 {
+            0.0
+        } else {
+            100.0 * n as f64 / d as f64
+        }
+    };
+    let rows: Vec<(String, Vec<f64>)> = c
+        .agents
+        .iter()
+        .flat_map(|agent| c.blocking.iter().filter(move |b| &b.agent == agent))
+        .map(|b| {
+            let d = b.robots_sites;
+            (
+                format!("{} · {}", b.agent, b.crawl),
+                vec![
+                    share(b.fully_named, d),
+                    share(b.fully_star, d),
+                    share(b.partially_named, d),
+                    share(b.partially_star, d),
+                ],
+            )
+        })
+        .collect();
+    let max = rows
+        .iter()
+        .map(|(_, v)| v.iter().sum::<f64>())
+        .fold(0.0, f64::max);
+    let max = max.min(100.0);
+    let bars = stacked(
+        "chart-blocking",
+        "Agent blocking per crawl, percent of sites with a robots.txt",
+        &rows,
+        &series,
+        max,
+        "%",
+    );
+    let trend = (c.crawls.len() > 1).then(|| {
+        let series: Vec<(Series, Vec<Option<f64>>)> = c
+            .agents
+            .iter()
+            .enumerate()
+            .map(|(k, agent)| {
+                let values = c
+                    .crawls
+                    .iter()
+                    .map(|crawl| {
+                        c.blocking
+                            .iter()
+                            .find(|b| &b.agent == agent && &b.crawl == crawl)
+                            .and_then(|b| b.fully_pct())
+                    })
+                    .collect();
+                (
+                    Series {
+                        name: agent,
+                        color: PALETTE[k % PALETTE.len()],
+                    },
+                    values,
+                )
+            })
+            .collect();
+        let top = series
+            .iter()
+            .flat_map(|(_, v)| v.iter().flatten())
+            .fold(0.0f64, |a, &b| a.max(b));
+        let top = top.min(100.0);
+        lines(
+            "chart-blocking-trend",
+            "Sites fully blocking each agent, percent of sites with a robots.txt, per crawl",
+            &c.crawls,
+            &series,
+            top,
+            "%",
+        )
+    });
+    let charts = html! {
+        (bars)
+        @if let Some(trend) = trend { h3 { "Fully blocked, one line per agent" } (trend) }
+    };
+    let table = html! {
+        table id="t-blocking" data-query="agent_blocking_by_crawl" {
+            (caption("Sites blocking each agent, per crawl", "agent_blocking_by_crawl"))
+            thead { tr {
+                (th("agent", "Agent")) (th("crawl", "Crawl")) (th("robots_sites", "Sites with robots.txt"))
+                (th("fully", "Fully")) (th("fully_named", "named")) (th("fully_star", "via *")) (th("fully_pct", "Fully %"))
+                (th("partially", "Partially")) (th("partially_named", "named")) (th("partially_star", "via *")) (th("partially_pct", "Partially %"))
+            } }
+            tbody {
+                @for agent in &c.agents {
+                    @for b in c.blocking.iter().filter(|b| &b.agent == agent) {
+                        tr data-key=(key(json!({"crawl": b.crawl, "agent": b.agent}))) {
+                            th scope="row" data-col="agent" { (b.agent) }
+                            td data-col="crawl" { (b.crawl) }
+                            (cell("robots_sites", int(b.robots_sites)))
+                            (cell("fully", int(b.fully))) (cell("fully_named", int(b.fully_named)))
+                            (cell("fully_star", int(b.fully_star))) (cell("fully_pct", pct(b.fully_pct())))
+                            (cell("partially", int(b.partially))) (cell("partially_named", int(b.partially_named)))
+                            (cell("partially_star", int(b.partially_star))) (cell("partially_pct", pct(b.partially_pct())))
+                        }
+                    }
+                }
+            }
+        }
+    };
+    let note = html! { "Percent of sites whose deciding capture is a robots.txt. Sites that answer 5xx or 429 (unreachable: RFC 9309 says disallow all) are not counted as blocking." };
+    section(
+        "blocking",
+        "Agent blocking per crawl",
+        Layout::Below,
+        note,
+        charts,
+        table,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_read_as_the_queries_print_them() {
+        assert_eq!(int(0), "0");
+        assert_eq!(int(1234567), "1,234,567");
+        assert_eq!(int(100), "100");
+        assert_eq!(pct(Some(5.0)), "5.00");
+        assert_eq!(pct(None), "—");
+        assert_eq!(num(10.0), "10");
+        assert_eq!(num(0.5), "0.5");
+        assert_eq!(num(2.125), "2.125");
+    }
+
+    #[test]
+    fn control_characters_are_replaced() {
+        assert_eq!(
+            clean("a\u{0}b\r\n\tc\u{FFFF}\u{85}"),
+            "a\u{2400}b\u{240D}\n\tc\u{FFFD}\u{FFFD}"
+        );
+    }
+}

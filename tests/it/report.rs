@@ -1,0 +1,543 @@
+//! `robots-census report` on a multi-crawl dataset: the sites test's generated three
+//! crawls (tests/sites/make_corpus.py), the bundled Common Crawl sample (a fourth crawl,
+//! real files: lint findings, sitemaps, crawl-delays) and a CSV row with a 600,000-byte
+//! robots.txt (past the 500 KiB cut). Checks that every number of the page equals the
+//! result of the query of queries/ its table names (DuckDB, cell by cell), that the
+//! HTML parses without errors (html5lib) and holds no script or external reference,
+//! and that headless Chromium renders every chart with a non-zero size.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::support::{bin, python, repo, scratch};
+
+/// The queries the report reproduces (tests/it/queries.rs checks that every file of
+/// queries/ is checked somewhere).
+pub const REPORT_QUERIES: [&str; 2] = ["site_status_by_crawl", "agent_blocking_by_crawl"];
+
+/// Table id of the page -> the query it must equal.
+const TABLES: [(&str, &str); 7] = [
+    ("t-status", "site_status_by_crawl"),
+    ("t-blocking", "agent_blocking_by_crawl"),
+    ("t-tokens", "top_user_agents"),
+    ("t-sitemaps", "sitemap_adoption"),
+    ("t-delays", "crawl_delay"),
+    ("t-lint", "lint_findings"),
+    ("t-sizes", "size_distribution"),
+];
+
+const CHARTS: [&str; 8] = [
+    "chart-status",
+    "chart-blocking",
+    "chart-blocking-trend",
+    "chart-tokens",
+    "chart-sitemaps",
+    "chart-delays",
+    "chart-lint",
+    "chart-sizes",
+];
+
+const AGENTS: &str = "GPTBot,CCBot,Googlebot,ClaudeBot";
+
+/// A dataset directory holding `out/` and the generated corpus.
+struct Dataset {
+    dir: PathBuf,
+    corpus: PathBuf,
+}
+
+/// Generates the inputs and runs `run` into `<scratch>/<name>/out`.
+fn dataset(name: &str) -> Dataset {
+    let dir = scratch(name);
+    let corpus = dir.join("corpus");
+    let made = Command::new(python())
+        .arg(repo().join("tests/sites/make_corpus.py"))
+        .arg(&corpus)
+        .output()
+        .expect("run make_corpus.py");
+    assert!(
+        made.status.success(),
+        "{}",
+        String::from_utf8_lossy(&made.stderr)
+    );
+    // One robots.txt past Google's 500 KiB cut, as a CSV row.
+    let mut body = String::from("User-agent: *\nDisallow: /private/\n");
+    while body.len() < 600_000 {
+        body.push_str("Disallow: /a-long-path-that-repeats-to-make-the-file-big/\n");
+    }
+    let csv = dir.join("big.csv");
+    std::fs::write(
+        &csv,
+        format!("url,status,body\nhttps://big.example/robots.txt,200,\"{body}\"\n"),
+    )
+    .expect("write big.csv");
+    let status = bin()
+        .arg("run")
+        .arg(corpus.join("crawl-data"))
+        .arg(repo().join("data-samples/cc-robotstxt-sample.warc.gz"))
+        .arg(&csv)
+        .args(["--agents", AGENTS, "--quiet", "--out"])
+        .arg(dir.join("out"))
+        .status()
+        .expect("run robots-census");
+    assert_eq!(status.code(), Some(0), "robots-census run");
+    Dataset { dir, corpus }
+}
+
+/// `report` with `args`; returns the page's path.
+fn report(d: &Dataset, args: &[&str]) -> PathBuf {
+    let page = d.dir.join("report.html");
+    let output = bin()
+        .arg("report")
+        .arg(d.dir.join("out"))
+        .arg("-o")
+        .arg(&page)
+        .args(args)
+        .output()
+        .expect("run robots-census report");
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "report {args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    page
+}
+
+/// The default dataset and its report (no options: the sites step runs with defaults).
+fn default_report() -> &'static (Dataset, PathBuf) {
+    static DONE: OnceLock<(Dataset, PathBuf)> = OnceLock::new();
+    DONE.get_or_init(|| {
+        let d = dataset("report-default");
+        let page = report(&d, &[]);
+        (d, page)
+    })
+}
+
+/// tests/report/parse_report.py's JSON for a page.
+fn parse(page: &Path) -> Value {
+    let output = Command::new(python())
+        .arg(repo().join("tests/report/parse_report.py"))
+        .arg(page)
+        .output()
+        .expect("run parse_report.py");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).expect("parse_report JSON")
+}
+
+type QueryRows = Vec<BTreeMap<String, Value>>;
+
+/// Runs queries/<name>.sql with DuckDB in `dir` (which holds out/).
+fn queries(dir: &Path, names: &[&str]) -> BTreeMap<String, QueryRows> {
+    let output = Command::new(python())
+        .arg(repo().join("tests/queries/run_queries.py"))
+        .arg(dir)
+        .args(
+            names
+                .iter()
+                .map(|n| repo().join("queries").join(format!("{n}.sql"))),
+        )
+        .output()
+        .expect("run run_queries.py");
+    assert!(
+        output.status.success(),
+        "DuckDB: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|line| {
+            let v: Value = serde_json::from_str(line).expect("JSON line");
+            let columns: Vec<String> = v["columns"]
+                .as_array()
+                .expect("columns")
+                .iter()
+                .map(|c| c.as_str().expect("name").to_owned())
+                .collect();
+            let rows = v["rows"]
+                .as_array()
+                .expect("rows")
+                .iter()
+                .map(|r| {
+                    columns
+                        .iter()
+                        .cloned()
+                        .zip(r.as_array().expect("row").iter().cloned())
+                        .collect()
+                })
+                .collect();
+            let name = v["file"].as_str().expect("file").trim_end_matches(".sql");
+            (name.to_owned(), rows)
+        })
+        .collect()
+}
+
+/// What the page shows for a query value: C0 controls but tab and line feed as
+/// control pictures, other
+/// controls and noncharacters as U+FFFD (as the report writes them, since HTML has no
+/// place for them), nulls as nothing.
+fn shown(v: &Value) -> String {
+    match v {
+        Value::Null => String::new(),
+        Value::String(s) => s
+            .chars()
+            .map(|c| match c as u32 {
+                0x09 | 0x0A => c,
+                n @ 0x00..=0x1F => char::from_u32(0x2400 + n).expect("control picture"),
+                0x7F => '\u{2421}',
+                n if c.is_control() || (0xFDD0..=0xFDEF).contains(&n) || (n & 0xFFFE) == 0xFFFE => {
+                    '\u{FFFD}'
+                }
+                _ => c,
+            })
+            .collect::<String>()
+            .trim()
+            .to_owned(),
+        other => other.to_string(),
+    }
+}
+
+/// Whether a cell's text shows the query value: integers exactly, other numbers
+/// within the report's rounding (two decimals for percentages, three for seconds),
+/// strings exactly.
+fn agrees(text: &str, want: &Value) -> bool {
+    match want {
+        Value::Number(n) => {
+            let have: Option<f64> = text.replace([',', '%'], "").parse().ok();
+            match (n.as_i64(), n.as_f64()) {
+                (Some(i), _) => have == Some(i as f64),
+                (None, Some(f)) => have.is_some_and(|h| (h - f).abs() <= 0.0051),
+                _ => false,
+            }
+        }
+        Value::Null => text.is_empty() || text == "—",
+        other => text == shown(other),
+    }
+}
+
+/// Compares every numbered cell of the page's tables with the queries' results;
+/// returns how many cells were compared.
+fn compare(page: &Value, results: &BTreeMap<String, QueryRows>, tables: &[(&str, &str)]) -> usize {
+    let mut compared = 0;
+    for &(table, query) in tables {
+        let t = &page["tables"][table];
+        assert_eq!(t["query"], query, "{table}: data-query");
+        let want = &results[query];
+        let rows = t["rows"].as_array().expect("rows");
+        assert!(!rows.is_empty(), "{table}: no rows");
+        let mut seen = Vec::new();
+        for row in rows {
+            let row_key = row["key"].as_object().expect("key");
+            for cell in row["cells"].as_array().expect("cells") {
+                let text = cell["text"].as_str().expect("text");
+                let Some(col) = cell["col"].as_str() else {
+                    // A derived cell: the row's sum.
+                    assert_eq!(cell["derived"], "sum", "{table}: a cell without data-col");
+                    let sum: u64 = row["cells"]
+                        .as_array()
+                        .expect("cells")
+                        .iter()
+                        .filter(|c| c["col"] == "sites")
+                        .map(|c| {
+                            c["text"]
+                                .as_str()
+                                .expect("text")
+                                .replace(',', "")
+                                .parse::<u64>()
+                                .expect("count")
+                        })
+                        .sum();
+                    assert_eq!(text.replace(',', ""), sum.to_string(), "{table}: row sum");
+                    continue;
+                };
+                let mut key = row_key.clone();
+                if let Some(extra) = cell["key"].as_object() {
+                    key.extend(extra.clone());
+                }
+                // A key cell shows its key.
+                if cell["key"].is_null() {
+                    if let Some(v) = key.get(col) {
+                        assert_eq!(text, shown(v), "{table} {key:?}: key cell {col}");
+                        continue;
+                    }
+                }
+                let matching: Vec<&BTreeMap<String, Value>> = want
+                    .iter()
+                    .filter(|r| key.iter().all(|(k, v)| r.get(k) == Some(v)))
+                    .collect();
+                match matching.as_slice() {
+                    [r] => {
+                        let v = r
+                            .get(col)
+                            .unwrap_or_else(|| panic!("{query} has no column {col}"));
+                        assert!(
+                            agrees(text, v),
+                            "{table} {key:?} {col}: page {text:?}, query {v}"
+                        );
+                        compared += 1;
+                        seen.push(key.clone());
+                    }
+                    // A pivoted cell of a group the query has no row for: a count of zero.
+                    [] => assert_eq!(text, "0", "{table} {key:?} {col}: no query row"),
+                    _ => panic!("{table} {key:?}: several query rows"),
+                }
+            }
+        }
+        // Every query row is on the page (the long lists: the first rows, in order).
+        seen.dedup();
+        let names: Vec<String> = seen.first().expect("a row").keys().cloned().collect();
+        let keys_of = |r: &BTreeMap<String, Value>| -> serde_json::Map<String, Value> {
+            names.iter().map(|k| (k.clone(), r[k].clone())).collect()
+        };
+        if let "t-tokens" | "t-delays" = table {
+            let n = seen.len();
+            assert!(n >= 2, "{table}: {n} rows");
+            let head: Vec<_> = want[..n].iter().map(keys_of).collect();
+            assert_eq!(seen, head, "{table}: the query's first {n} rows in order");
+        } else {
+            let mut all: Vec<_> = want.iter().map(keys_of).collect();
+            let order = |v: &mut Vec<serde_json::Map<String, Value>>| {
+                v.sort_by_key(|m| Value::Object(m.clone()).to_string())
+            };
+            if table == "t-status" || table == "t-blocking" {
+                // Pivoted / grouped by agent on the page: compared as sets.
+                order(&mut all);
+                order(&mut seen);
+            }
+            assert_eq!(seen, all, "{table}: the query's rows");
+        }
+    }
+    compared
+}
+
+#[test]
+fn report_numbers_equal_the_queries() {
+    let (d, page) = default_report();
+    let names: Vec<&str> = TABLES.iter().map(|(_, q)| *q).collect();
+    let results = queries(&d.dir, &names);
+    let parsed = parse(page);
+    let compared = compare(&parsed, &results, &TABLES);
+    // The dataset is not trivial: four crawls, several lint codes, the big file.
+    assert_eq!(
+        parsed["tables"]["t-status"]["rows"]
+            .as_array()
+            .map(Vec::len),
+        Some(5)
+    );
+    assert!(
+        results["lint_findings"].len() >= 3,
+        "{:?}",
+        results["lint_findings"]
+    );
+    let over = results["size_distribution"]
+        .iter()
+        .find(|r| r["bucket"] == "over 500 KiB")
+        .expect("bucket");
+    // Three files of the bundled sample and the generated 600,000-byte CSV row.
+    assert_eq!(over["captures"], 4, "{over:?}");
+    assert!(compared > 200, "{compared} cells compared");
+    // The comparison fails on a wrong number: one count changed in a copy of the page.
+    let mut broken = parsed.clone();
+    let cell = &mut broken["tables"]["t-lint"]["rows"][0]["cells"][2];
+    assert_eq!(cell["col"], "documents");
+    cell["text"] = Value::from("999999");
+    assert!(std::panic::catch_unwind(|| compare(&broken, &results, &TABLES)).is_err());
+}
+
+#[test]
+fn report_is_self_contained_html_without_parse_errors() {
+    let (_, page) = default_report();
+    let parsed = parse(page);
+    assert_eq!(
+        parsed["errors"],
+        Value::Array(vec![]),
+        "html5lib parse errors"
+    );
+    assert_eq!(parsed["scripts"], 0, "no script");
+    assert_eq!(parsed["external"], Value::Array(vec![]), "no src/href");
+    let text = std::fs::read_to_string(page).expect("read page");
+    assert!(
+        !text.contains("@import") && !text.contains("url("),
+        "nothing fetched by CSS"
+    );
+    assert_eq!(
+        parsed["charts"]
+            .as_array()
+            .expect("charts")
+            .iter()
+            .map(|c| c.as_str().expect("id"))
+            .collect::<Vec<_>>(),
+        CHARTS.to_vec()
+    );
+    for (table, _) in TABLES {
+        let t = &parsed["tables"][table];
+        assert!(
+            t["caption"].as_str().is_some_and(|c| !c.is_empty()),
+            "{table}: caption"
+        );
+        let scopes = t["th_scopes"].as_array().expect("scopes");
+        assert!(
+            scopes.iter().all(|s| s == "col" || s == "row"),
+            "{table}: th scope"
+        );
+    }
+    assert!(text.contains("@media print"), "print styles");
+    assert!(
+        text.contains("status semantics <strong>rfc9309</strong>"),
+        "methodology"
+    );
+}
+
+/// Runs `cmd` with a deadline; kills it when it passes.
+fn run_with_timeout(mut cmd: Command, limit: Duration) -> (bool, Vec<u8>) {
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start chromium");
+    let mut stdout = child.stdout.take().expect("stdout");
+    let reader = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        std::io::Read::read_to_end(&mut stdout, &mut buf).ok();
+        buf
+    });
+    let start = Instant::now();
+    let ok = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status.success();
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            break false;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    (ok, reader.join().unwrap_or_default())
+}
+
+fn chromium(profile: &Path, height: u32) -> Command {
+    let mut cmd = Command::new("/usr/bin/chromium");
+    cmd.args([
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--hide-scrollbars",
+    ])
+    .arg(format!("--window-size=1280,{height}"))
+    .arg(format!("--user-data-dir={}", profile.display()));
+    cmd
+}
+
+#[test]
+fn chromium_renders_every_chart_with_a_size() {
+    let (d, page) = default_report();
+    assert!(
+        Path::new("/usr/bin/chromium").exists(),
+        "/usr/bin/chromium missing: `make chromium` installs it"
+    );
+    // A copy with a measuring script: each chart's box, written into the DOM.
+    let html = std::fs::read_to_string(page).expect("read page");
+    let script = "<script>window.addEventListener('load',()=>{const m={};\
+        for(const s of document.querySelectorAll('svg.chart')){const r=s.getBoundingClientRect();\
+        m[s.id]=[r.width,r.height,s.querySelectorAll('rect,polyline').length];}\
+        const p=document.createElement('pre');p.id='measured';p.textContent=JSON.stringify(m);\
+        document.body.appendChild(p);});</script>";
+    let measured_page = d.dir.join("report-measured.html");
+    let mut f = std::fs::File::create(&measured_page).expect("create copy");
+    f.write_all(
+        html.replace("</body>", &format!("{script}</body>"))
+            .as_bytes(),
+    )
+    .expect("write copy");
+    let profile = d.dir.join("chromium-profile-dom");
+    let mut cmd = chromium(&profile, 1000);
+    cmd.arg("--dump-dom")
+        .arg(format!("file://{}", measured_page.display()));
+    let (ok, dom) = run_with_timeout(cmd, Duration::from_secs(90));
+    assert!(ok, "chromium --dump-dom failed or timed out");
+    let dom = String::from_utf8_lossy(&dom);
+    let json = dom
+        .split("<pre id=\"measured\">")
+        .nth(1)
+        .and_then(|s| s.split("</pre>").next())
+        .unwrap_or_else(|| panic!("no measurement in the DOM: {}", &dom[..dom.len().min(500)]));
+    let measured: BTreeMap<String, (f64, f64, usize)> =
+        serde_json::from_str(&json.replace("&quot;", "\"")).expect("measurement JSON");
+    assert_eq!(measured.keys().map(String::as_str).collect::<Vec<_>>(), {
+        let mut c = CHARTS.to_vec();
+        c.sort_unstable();
+        c
+    });
+    for (id, (w, h, marks)) in &measured {
+        assert!(*w > 100.0 && *h > 30.0, "{id}: rendered {w} x {h}");
+        assert!(*marks > 0, "{id}: no bars or lines");
+    }
+    // And a screenshot of the page itself.
+    let png = d.dir.join("report.png");
+    let profile = d.dir.join("chromium-profile-png");
+    let mut cmd = chromium(&profile, 5600);
+    cmd.arg(format!("--screenshot={}", png.display()))
+        .arg(format!("file://{}", page.display()));
+    let (ok, _) = run_with_timeout(cmd, Duration::from_secs(90));
+    assert!(ok, "chromium --screenshot failed or timed out");
+    let bytes = std::fs::read(&png).expect("screenshot written");
+    assert!(
+        bytes.starts_with(b"\x89PNG\r\n\x1a\n") && bytes.len() > 20_000,
+        "PNG of {} bytes",
+        bytes.len()
+    );
+}
+
+#[test]
+fn options_rerun_the_sites_step_and_the_page_says_so() {
+    let d = dataset("report-options");
+    let ranks = d.corpus.join("ranks.csv");
+    let page = report(
+        &d,
+        &[
+            "--status-semantics",
+            "ccbot",
+            "--ranks",
+            ranks.to_str().expect("UTF-8 path"),
+            "--agents",
+            "GPTBot,CCBot",
+        ],
+    );
+    let parsed = parse(&page);
+    let results = queries(&d.dir, &REPORT_QUERIES);
+    // Under ccbot a 403 is "HTTP forbidden" (under rfc9309, the default, it allows all).
+    assert!(results["site_status_by_crawl"]
+        .iter()
+        .any(|r| r["status_class"] == "HTTP forbidden"));
+    let compared = compare(&parsed, &results, &TABLES[..2]);
+    assert!(compared > 20);
+    let agents: Vec<&str> = parsed["tables"]["t-blocking"]["rows"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .map(|r| r["key"]["agent"].as_str().expect("agent"))
+        .collect();
+    assert!(agents.iter().all(|a| *a == "GPTBot" || *a == "CCBot") && agents.len() == 10);
+    let text = std::fs::read_to_string(&page).expect("page");
+    assert!(text.contains("status semantics <strong>ccbot</strong>"));
+    assert!(text.contains("The report ran the sites step with these options"));
+    // Ranked sites without a capture are in the table.
+    assert!(results["site_status_by_crawl"]
+        .iter()
+        .any(|r| r["status_class"] == "No robots.txt capture"));
+}
