@@ -125,15 +125,7 @@ impl RunConfig {
         }
         let agents = match args.agents.as_deref() {
             None => parse_agent_list(DEFAULT_AGENTS),
-            Some(list) => match list.strip_prefix('@') {
-                Some(file) => parse_agent_list(&read(Path::new(file))?),
-                None => list
-                    .split(',')
-                    .map(str::trim)
-                    .filter(|a| !a.is_empty())
-                    .map(str::to_owned)
-                    .collect(),
-            },
+            Some(list) => crate::verdicts::agent_arg(list, read)?,
         };
         if agents.is_empty() {
             return Err(ConfigError::NoAgents);

@@ -1,5 +1,5 @@
-//! The report's charts as inline SVG: horizontal bars, stacked horizontal bars,
-//! vertical bars with a marked cut, and lines across crawls.
+//! The report's charts as inline SVG: horizontal bars, stacked horizontal bars, bars
+//! on both sides of zero, vertical bars with a marked cut, and lines across crawls.
 //!
 //! Written by hand with maud rather than with a chart crate: plotters' SVG backend
 //! (the maintained choice) draws to a fixed pixel size with its own font settings and
@@ -208,6 +208,53 @@ pub fn vbars(id: &str, title: &str, bars: &[Bar], cut: Option<(usize, &str)>, lo
             }
             @if log {
                 text class="tick" x=(WIDTH - left) y=(bottom + 34.0) text-anchor="end" { "bar heights: log scale" }
+            }
+        },
+    )
+}
+
+/// Horizontal bars on both sides of zero, one row per label: `left` drawn leftwards
+/// in `colors.0`, `right` rightwards in `colors.1`, both on one scale (counts, so
+/// removals and additions compare at a glance), with a legend above.
+pub fn diverging(
+    id: &str,
+    title: &str,
+    rows: &[(String, f64, f64)],
+    names: (&str, &str),
+    colors: (&str, &str),
+) -> Markup {
+    let (max, n) = nice(rows.iter().map(|r| r.1.max(r.2)).fold(0.0, f64::max));
+    let half = (WIDTH - LABEL_W - 20.0) / 2.0;
+    let zero = LABEL_W + half;
+    let top = 26.0;
+    let bottom = top + ROW_H * rows.len() as f64;
+    let x_of = |v: f64| half * v / max;
+    svg(
+        id,
+        title,
+        bottom + 24.0,
+        html! {
+            rect x="10" y="6" width="12" height="12" fill=(colors.0) {}
+            text class="legend" x="26" y="16.5" { (names.0) }
+            rect x="220" y="6" width="12" height="12" fill=(colors.1) {}
+            text class="legend" x="236" y="16.5" { (names.1) }
+            @for k in 0..=n {
+                @let v = max * f64::from(k) / f64::from(n);
+                @for x in [zero - x_of(v), zero + x_of(v)] {
+                    line class="grid" x1=(x) x2=(x) y1=(top - 2.0) y2=(bottom) {}
+                    text class="tick" x=(x) y=(bottom + 14.0) text-anchor="middle" { (fmt_tick(v)) }
+                }
+            }
+            line class="axis" x1=(zero) x2=(zero) y1=(top - 2.0) y2=(bottom) {}
+            @for (i, (label, left, right)) in rows.iter().enumerate() {
+                @let y = top + ROW_H * i as f64;
+                text class="label" x=(LABEL_W - 6.0) y=(y + 14.0) text-anchor="end" { (short(label, 30)) }
+                rect x=(zero - x_of(*left)) y=(y + 3.0) width=(x_of(*left)) height=(ROW_H - 6.0) fill=(colors.0) {
+                    title { (names.0) ": " (fmt_tick(*left)) }
+                }
+                rect x=(zero) y=(y + 3.0) width=(x_of(*right)) height=(ROW_H - 6.0) fill=(colors.1) {
+                    title { (names.1) ": " (fmt_tick(*right)) }
+                }
             }
         },
     )

@@ -111,7 +111,7 @@ pub(super) fn section(
 }
 
 /// The whole page.
-pub fn page(m: &Methodology, c: &Crawls, h: &Hosts) -> String {
+pub fn page(m: &Methodology, c: &Crawls, changes: &[crate::changes::Summary], h: &Hosts) -> String {
     let markup = html! {
         (DOCTYPE)
         html lang="en" {
@@ -136,6 +136,7 @@ pub fn page(m: &Methodology, c: &Crawls, h: &Hosts) -> String {
                 }
                 (status_section(c))
                 (blocking_section(c))
+                @if let Some(section) = super::changes::changes_section(changes) { (section) }
                 (figures::tokens_section(h))
                 (figures::sitemaps_section(h))
                 (figures::delays_section(h))

@@ -4,6 +4,7 @@
 //! ```text
 //! <OUT>/sites (the sites step; run here first when options are given or it is missing)
 //!   --crawls--> status classes and agent blocking per crawl
+//!   --changes (every consecutive pair of crawls)--> blocks added and removed per agent
 //! <OUT>/documents, groups, sitemaps, errors
 //!   --hosts (latest capture per host)--> tokens, sitemaps, crawl-delays, lint, sizes
 //!   --html + charts--> report.html (inline CSS and SVG, no script, nothing fetched)
@@ -16,6 +17,7 @@
 //! the stored sites table (running the step with defaults only when there is none). The
 //! options the table records are printed in the page's methodology paragraph.
 
+mod changes;
 mod charts;
 mod crawls;
 mod figures;
@@ -35,6 +37,8 @@ pub enum ReportError {
     NoDocuments(PathBuf),
     #[error("the sites step: {0}")]
     Sites(#[from] SitesError),
+    #[error("the changes between crawls: {0}")]
+    Changes(#[from] crate::changes::ChangesError),
     #[error("cannot read or write {path}: {source}")]
     Io {
         path: PathBuf,
@@ -149,12 +153,18 @@ pub fn build(args: &ReportArgs) -> Result<Summary, ReportError> {
         summary.warnings = crate::sites::run(&options)?.warnings;
     }
     let crawls = crawls::read(out)?;
+    // Every consecutive pair of crawls (nothing to compare in one crawl).
+    let changes = if crawls.crawls.len() > 1 {
+        crate::changes::consecutive(out)?
+    } else {
+        Vec::new()
+    };
     let hosts = hosts::read(out)?;
     let methodology = Methodology {
         ran_sites,
         out: out.display().to_string(),
     };
-    let page = html::page(&methodology, &crawls, &hosts);
+    let page = html::page(&methodology, &crawls, &changes, &hosts);
     write_atomically(&args.output, page.as_bytes())?;
     summary.crawls = crawls.crawls.len();
     summary.bytes = page.len();

@@ -96,9 +96,15 @@ impl<'a> RobotsTxt<'a> {
     }
 
     /// The probe URLs of the Somesite reading, the same for every agent: `/`, then
-    /// each distinct non-empty allow/disallow value in file order (one trailing `$`
-    /// dropped), then [`DUMMY_PROBE_PATH`]. Each value is appended to a site root
+    /// each distinct non-empty allow/disallow path in file order (one trailing `$`
+    /// dropped), then [`DUMMY_PROBE_PATH`]. Each path is appended to a site root
     /// (`http://h`) and reduced as robots.cc reduces URLs, as the study did.
+    ///
+    /// The path probed is the rule's pattern as robots.cc escapes it (bytes >= 0x80 as
+    /// `%XX`, `%xx` upper-cased), i.e. the URL a crawler requests for that path:
+    /// `Disallow: /café/` blocks `/caf%C3%A9/`. Probing the value as written would ask
+    /// robots.cc about `/café/`, a URL no HTTP client sends and that no pattern of the
+    /// file matches, and read a file that restricts a real path as unrestricted.
     pub fn probe_paths(&self) -> Vec<UrlPath<'static>> {
         let mut seen = std::collections::HashSet::new();
         let mut probes = Vec::new();
@@ -109,7 +115,7 @@ impl<'a> RobotsTxt<'a> {
         };
         push(UrlPath::new(b"/"));
         for rule in &self.rules {
-            let value = rule.value.strip_suffix(b"$").unwrap_or(rule.value);
+            let value = rule.pattern.strip_suffix(b"$").unwrap_or(&rule.pattern);
             if value.is_empty() {
                 continue;
             }
@@ -233,6 +239,22 @@ mod tests {
             probe("User-agent: CCBot\nDisallow: /\n", "GPTBot"),
             (true, ProbeClass::None)
         );
+    }
+
+    #[test]
+    fn probes_are_the_escaped_paths_crawlers_request() {
+        // robots.cc escapes the pattern to /caf%C3%A9/ and matches URLs as written:
+        // `/café/` itself is allowed, the URL a crawler sends is not.
+        let body = "User-agent: *\nDisallow: /café/\nDisallow: /a%2fb\n";
+        let doc = RobotsTxt::parse(body.as_bytes());
+        let paths: Vec<Vec<u8>> = doc
+            .probe_paths()
+            .iter()
+            .map(|p| p.as_bytes().to_vec())
+            .collect();
+        let want: Vec<&[u8]> = vec![b"/", b"/caf%C3%A9/", b"/a%2Fb", DUMMY_PROBE_PATH];
+        assert_eq!(paths, want);
+        assert_eq!(probe(body, "GPTBot"), (true, ProbeClass::Partial));
     }
 
     #[test]

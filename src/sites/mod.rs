@@ -81,22 +81,12 @@ impl Options {
         let agents = match args.agents.as_deref() {
             None => None,
             Some(list) => {
-                let agents: Vec<String> = match list.strip_prefix('@') {
-                    Some(file) => {
-                        let text =
-                            std::fs::read_to_string(file).map_err(|source| SitesError::Io {
-                                path: PathBuf::from(file),
-                                source,
-                            })?;
-                        crate::verdicts::parse_agent_list(&text)
-                    }
-                    None => list
-                        .split(',')
-                        .map(str::trim)
-                        .filter(|a| !a.is_empty())
-                        .map(str::to_owned)
-                        .collect(),
-                };
+                let agents = crate::verdicts::agent_arg(list, |file| {
+                    std::fs::read_to_string(file).map_err(|source| SitesError::Io {
+                        path: file.to_owned(),
+                        source,
+                    })
+                })?;
                 if agents.is_empty() {
                     return Err(SitesError::NoAgentsGiven);
                 }

@@ -21,6 +21,24 @@ pub fn parse_agent_list(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// The agents of an `--agents` argument: a comma-separated list, or `@FILE`, a list
+/// file ([`parse_agent_list`]) read with `read` (so each command reports an unreadable
+/// file with its own error). An empty result is the caller's to refuse.
+pub fn agent_arg<E>(
+    arg: &str,
+    read: impl FnOnce(&std::path::Path) -> Result<String, E>,
+) -> Result<Vec<String>, E> {
+    Ok(match arg.strip_prefix('@') {
+        Some(file) => parse_agent_list(&read(std::path::Path::new(file))?),
+        None => arg
+            .split(',')
+            .map(str::trim)
+            .filter(|a| !a.is_empty())
+            .map(str::to_owned)
+            .collect(),
+    })
+}
+
 /// The questions asked of every document.
 #[derive(Debug, Clone, Default)]
 pub struct UrlPlan {
@@ -185,6 +203,24 @@ pub fn classification(summary: &AgentSummary, root_allowed: bool) -> &'static st
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn agent_args_are_lists_or_files() {
+        let no_file = |_: &std::path::Path| -> Result<String, String> { Err("unread".into()) };
+        assert_eq!(
+            agent_arg(" GPTBot, ,CCBot ", no_file),
+            Ok(vec!["GPTBot".to_owned(), "CCBot".to_owned()])
+        );
+        let file = |p: &std::path::Path| -> Result<String, String> {
+            assert_eq!(p, std::path::Path::new("ai.txt"));
+            Ok("# AI crawlers\nGPTBot\n\nClaudeBot # Anthropic\n".into())
+        };
+        assert_eq!(
+            agent_arg("@ai.txt", file),
+            Ok(vec!["GPTBot".to_owned(), "ClaudeBot".to_owned()])
+        );
+        assert_eq!(agent_arg("@missing.txt", no_file), Err("unread".into()));
+    }
 
     #[test]
     fn default_agents_parse() {

@@ -22,9 +22,10 @@ use crate::support::{bin, python, repo, scratch};
 pub const REPORT_QUERIES: [&str; 2] = ["site_status_by_crawl", "agent_blocking_by_crawl"];
 
 /// Table id of the page -> the query it must equal.
-const TABLES: [(&str, &str); 7] = [
+const TABLES: [(&str, &str); 8] = [
     ("t-status", "site_status_by_crawl"),
     ("t-blocking", "agent_blocking_by_crawl"),
+    ("t-changes", "changes_by_agent"),
     ("t-tokens", "top_user_agents"),
     ("t-sitemaps", "sitemap_adoption"),
     ("t-delays", "crawl_delay"),
@@ -32,10 +33,11 @@ const TABLES: [(&str, &str); 7] = [
     ("t-sizes", "size_distribution"),
 ];
 
-const CHARTS: [&str; 8] = [
+const CHARTS: [&str; 9] = [
     "chart-status",
     "chart-blocking",
     "chart-blocking-trend",
+    "chart-changes",
     "chart-tokens",
     "chart-sitemaps",
     "chart-delays",
@@ -308,7 +310,7 @@ fn compare(page: &Value, results: &BTreeMap<String, QueryRows>, tables: &[(&str,
             let order = |v: &mut Vec<serde_json::Map<String, Value>>| {
                 v.sort_by_key(|m| Value::Object(m.clone()).to_string())
             };
-            if table == "t-status" || table == "t-blocking" {
+            if let "t-status" | "t-blocking" | "t-changes" = table {
                 // Pivoted / grouped by agent on the page: compared as sets.
                 order(&mut all);
                 order(&mut seen);

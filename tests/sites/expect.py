@@ -119,10 +119,26 @@ def allowed(body, agent, url):
     return ok, m.ever_seen_specific_agent()
 
 
+def escape(value):
+    """The URL path a crawler requests for a rule's path, as robots.cc escapes patterns:
+    bytes >= 0x80 become %XX, existing %xx escapes are upper-cased."""
+    raw, out, i = value.encode("utf-8"), [], 0
+    while i < len(raw):
+        if raw[i] == 0x25 and re.fullmatch(rb"[0-9A-Fa-f]{2}", raw[i + 1:i + 3]):
+            out.append("%" + raw[i + 1:i + 3].decode().upper())
+            i += 3
+            continue
+        out.append(f"%{raw[i]:02X}" if raw[i] >= 0x80 else chr(raw[i]))
+        i += 1
+    return "".join(out)
+
+
 def agent_facts(body, agent):
     groups, values = parse(body)
     root, named = allowed(body, agent, "http://h/")
-    probes = ["http://h" + (v[:-1] if v.endswith("$") else v) for v in values]
+    # The study's probes: each path named in an allow/disallow line, requested as a
+    # crawler would (escaped), one trailing `$` dropped.
+    probes = ["http://h" + escape(v[:-1] if v.endswith("$") else v) for v in values]
     probes = [p for p in probes if p != "http://h"] + ["http://h" + DUMMY]
     answers = [allowed(body, agent, p)[0] for p in probes]
     if root:

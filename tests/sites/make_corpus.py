@@ -49,7 +49,7 @@ TIE = "User-agent: GPTBot\nDisallow: /x\nAllow: /x\n"
 CLAUDE = "User-agent: ClaudeBot\nAllow: /*\n\nUser-agent: Googlebot\nDisallow:\n\nUser-agent: GPTBot\nUser-agent: CCBot\nDisallow: /*.pdf$\n"
 NAMED_ALL = "User-agent: GPTBot\nUser-agent: ClaudeBot\nDisallow: /\n\nUser-agent: *\nAllow: /\n"
 FRESH = ["User-agent: *\nDisallow: /old/\nSitemap: https://fresh.org/a.xml\n",
-         "User-agent: GPTBot\nDisallow: /cafe/\n\nUser-agent: *\nDisallow: /old/\nDisallow: /new/\n"
+         "User-agent: GPTBot\nDisallow: /café/\n\nUser-agent: *\nDisallow: /old/\nDisallow: /new/\n"
          "Sitemap: https://fresh.org/b.xml\n"]
 HTML = "<!DOCTYPE html>\n<html><body><p>User-agent: * is not here</p></body></html>\n"
 
