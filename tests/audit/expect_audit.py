@@ -16,37 +16,7 @@ import sys
 from jwm.robotstxt import googlebot
 
 sys.path.insert(0, __file__.rsplit("/", 2)[0] + "/sites")
-from expect_changes import escape  # noqa: E402  (robots.cc's MaybeEscapePattern, restated)
-
-
-class Events(googlebot.RobotsParseHandler):
-    def __init__(self):
-        super().__init__()
-        self.events = []
-
-    def HandleRobotsStart(self):
-        pass
-
-    def HandleRobotsEnd(self):
-        pass
-
-    def HandleUserAgent(self, line, value):
-        self.events.append(("ua", line, value))
-
-    def HandleAllow(self, line, value):
-        self.events.append(("allow", line, value))
-
-    def HandleDisallow(self, line, value):
-        self.events.append(("disallow", line, value))
-
-    def HandleSitemap(self, line, value):
-        pass
-
-    def HandleUnknownAction(self, line, action, value):
-        pass
-
-    def ReportLineMetadata(self, line, metadata):
-        pass
+from robots_cc import escape, events  # noqa: E402  (robots.cc's lines and escaping)
 
 
 def is_star(value):
@@ -62,10 +32,10 @@ def main():
     agents = sys.argv[2].split(",")
     urls = sys.argv[3].split(" ")
     crawlers = sys.argv[4].split(",")
-    handler = Events()
-    googlebot.ParseRobotsTxt(body, handler)
     rules_by_line, groups, cur, rule_seen = {}, [], None, False
-    for kind, line, value in handler.events:
+    for kind, line, value in events(body):
+        if kind == "sitemap":
+            continue
         if kind == "ua":
             if cur is None or rule_seen:
                 cur = {"first": line, "agents": [], "allow": 0, "disallow": 0}

@@ -8,8 +8,8 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use crate::sites::{census, corpus, rows, run_queries, sites_ok};
-use crate::support::{bin, python, repo};
+use crate::sites::{census, corpus, rows, sites_ok};
+use crate::support::{bin, python, repo, run_queries};
 
 /// The query checked here (tests/it/queries.rs checks that every query is checked somewhere).
 pub const CHANGES_QUERIES: [&str; 1] = ["changes_by_agent"];

@@ -291,46 +291,11 @@ fn run_census(out: &Path, inputs: &[&str], exit: i32) {
 
 /// Runs query files with DuckDB from `dir` (which holds out/): file stem -> result.
 fn run_queries(dir: &Path, names: &[&str]) -> BTreeMap<String, QueryResult> {
-    let files: Vec<PathBuf> = names
-        .iter()
-        .map(|n| repo().join("queries").join(format!("{n}.sql")))
-        .collect();
-    let output = Command::new(python())
-        .arg(repo().join("tests/queries/run_queries.py"))
-        .arg(dir)
-        .args(&files)
-        .output()
-        .expect("run tests/queries/run_queries.py");
-    assert!(
-        output.status.success(),
-        "DuckDB failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8(output.stdout)
-        .expect("UTF-8 output")
-        .lines()
-        .map(|line| {
-            let v: Value = serde_json::from_str(line).expect("JSON line");
-            let name = v["file"].as_str().expect("file").trim_end_matches(".sql");
-            let columns: Vec<String> = v["columns"]
-                .as_array()
-                .expect("columns")
-                .iter()
-                .map(|c| c.as_str().expect("column name").to_owned())
-                .collect();
-            let rows = v["rows"]
-                .as_array()
-                .expect("rows")
-                .iter()
-                .map(|r| {
-                    columns
-                        .iter()
-                        .cloned()
-                        .zip(r.as_array().expect("row").iter().cloned())
-                        .collect()
-                })
-                .collect();
-            (name.to_owned(), QueryResult { rows })
+    support::run_queries(dir, names)
+        .into_iter()
+        .map(|(name, result)| {
+            let rows = support::named_rows(&result);
+            (name, QueryResult { rows })
         })
         .collect()
 }

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::support::{bin, python, repo, scratch};
+use crate::support::{bin, named_rows, python, repo, run_queries, scratch};
 
 /// The queries the report reproduces (tests/it/queries.rs checks that every file of
 /// queries/ is checked somewhere).
@@ -138,48 +138,11 @@ fn parse(page: &Path) -> Value {
 
 type QueryRows = Vec<BTreeMap<String, Value>>;
 
-/// Runs queries/<name>.sql with DuckDB in `dir` (which holds out/).
+/// Runs queries/<name>.sql with DuckDB in `dir` (which holds out/): rows by column name.
 fn queries(dir: &Path, names: &[&str]) -> BTreeMap<String, QueryRows> {
-    let output = Command::new(python())
-        .arg(repo().join("tests/queries/run_queries.py"))
-        .arg(dir)
-        .args(
-            names
-                .iter()
-                .map(|n| repo().join("queries").join(format!("{n}.sql"))),
-        )
-        .output()
-        .expect("run run_queries.py");
-    assert!(
-        output.status.success(),
-        "DuckDB: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8_lossy(&output.stdout)
-        .lines()
-        .map(|line| {
-            let v: Value = serde_json::from_str(line).expect("JSON line");
-            let columns: Vec<String> = v["columns"]
-                .as_array()
-                .expect("columns")
-                .iter()
-                .map(|c| c.as_str().expect("name").to_owned())
-                .collect();
-            let rows = v["rows"]
-                .as_array()
-                .expect("rows")
-                .iter()
-                .map(|r| {
-                    columns
-                        .iter()
-                        .cloned()
-                        .zip(r.as_array().expect("row").iter().cloned())
-                        .collect()
-                })
-                .collect();
-            let name = v["file"].as_str().expect("file").trim_end_matches(".sql");
-            (name.to_owned(), rows)
-        })
+    run_queries(dir, names)
+        .into_iter()
+        .map(|(name, result)| (name, named_rows(&result)))
         .collect()
 }
 

@@ -16,7 +16,7 @@ use arrow_schema::DataType;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use serde_json::Value;
 
-use crate::support::{bin, python, repo, scratch};
+use crate::support::{bin, python, repo, run_queries, scratch};
 
 /// The queries checked here (tests/it/queries.rs checks the others).
 pub const SITES_QUERIES: [&str; 3] = [
@@ -385,37 +385,6 @@ fn sites_agents_option_and_usage_errors() {
         "{message}"
     );
     assert!(message.contains("bad-ranks.csv:3:"), "{message}");
-}
-
-/// Runs query files with DuckDB from `dir` (which holds `out/`): file stem -> result.
-pub fn run_queries(dir: &Path, names: &[&str]) -> BTreeMap<String, Value> {
-    let output = Command::new(python())
-        .arg(repo().join("tests/queries/run_queries.py"))
-        .arg(dir)
-        .args(
-            names
-                .iter()
-                .map(|n| repo().join("queries").join(format!("{n}.sql"))),
-        )
-        .output()
-        .expect("run tests/queries/run_queries.py");
-    assert!(
-        output.status.success(),
-        "DuckDB failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8_lossy(&output.stdout)
-        .lines()
-        .map(|line| {
-            let v: Value = serde_json::from_str(line).expect("JSON line");
-            let name = v["file"]
-                .as_str()
-                .expect("file")
-                .trim_end_matches(".sql")
-                .to_owned();
-            (name, v)
-        })
-        .collect()
 }
 
 #[test]

@@ -1,6 +1,10 @@
 //! Paths and helpers shared by the integration tests.
 
-use std::path::PathBuf;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
 
 /// The repository root.
 pub fn repo() -> PathBuf {
@@ -294,4 +298,58 @@ pub fn table_rows(out: &std::path::Path, table: &str) -> Vec<String> {
     }
     rows.sort();
     rows
+}
+
+/// Runs queries/<name>.sql with DuckDB from `dir` (which holds `out/`), through
+/// tests/queries/run_queries.py: file stem -> its result (`columns`, `rows`).
+pub fn run_queries(dir: &Path, names: &[&str]) -> BTreeMap<String, Value> {
+    let output = Command::new(python())
+        .arg(repo().join("tests/queries/run_queries.py"))
+        .arg(dir)
+        .args(
+            names
+                .iter()
+                .map(|n| repo().join("queries").join(format!("{n}.sql"))),
+        )
+        .output()
+        .expect("run tests/queries/run_queries.py");
+    assert!(
+        output.status.success(),
+        "DuckDB failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|line| {
+            let v: Value = serde_json::from_str(line).expect("JSON line");
+            let name = v["file"]
+                .as_str()
+                .expect("file")
+                .trim_end_matches(".sql")
+                .to_owned();
+            (name, v)
+        })
+        .collect()
+}
+
+/// The rows of one [`run_queries`] result as column name -> value maps.
+pub fn named_rows(result: &Value) -> Vec<BTreeMap<String, Value>> {
+    let columns: Vec<&str> = result["columns"]
+        .as_array()
+        .expect("columns")
+        .iter()
+        .map(|c| c.as_str().expect("column name"))
+        .collect();
+    result["rows"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .map(|r| {
+            columns
+                .iter()
+                .map(|c| c.to_string())
+                .zip(r.as_array().expect("row").iter().cloned())
+                .collect()
+        })
+        .collect()
 }

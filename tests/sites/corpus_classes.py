@@ -25,40 +25,12 @@ import sys
 
 from jwm.robotstxt import googlebot
 
+import robots_cc
+
 CAP = 512_000
 MAX_RULES = 150
 AGENTS = ["GPTBot", "CCBot", "Googlebot", "UnknownBot"]
 DUMMY = b"/dummy-testing-path-54321"
-
-
-class Events(googlebot.RobotsParseHandler):
-    def __init__(self):
-        super().__init__()
-        self.events = []
-
-    def HandleRobotsStart(self):
-        pass
-
-    def HandleRobotsEnd(self):
-        pass
-
-    def HandleUserAgent(self, line, value):
-        self.events.append(("ua", value))
-
-    def HandleAllow(self, line, value):
-        self.events.append(("allow", value))
-
-    def HandleDisallow(self, line, value):
-        self.events.append(("disallow", value))
-
-    def HandleSitemap(self, line, value):
-        pass
-
-    def HandleUnknownAction(self, line, action, value):
-        pass
-
-    def ReportLineMetadata(self, line, metadata):
-        pass
 
 
 def token(value):
@@ -123,15 +95,14 @@ def main():
         for file in sorted(files):
             with open(os.path.join(base, file), "rb") as f:
                 body = f.read()[:CAP]
-            handler = Events()
             try:
-                googlebot.ParseRobotsTxt(body, handler)
+                events = [(k, v) for k, _, v in robots_cc.events(body) if k != "sitemap"]
             except Exception:
                 continue  # a value that is not UTF-8 reaches Python as an error
-            values = [v for k, v in handler.events if k != "ua"]
+            values = [v for k, v in events if k != "ua"]
             if len(values) > MAX_RULES:
                 continue
-            results = [classes(body, handler.events, a) for a in AGENTS]
+            results = [classes(body, events, a) for a in AGENTS]
             fh.write(json.dumps({"file": file, "agents": AGENTS,
                                  "root": "".join("1" if r else "0" for r, _, _ in results),
                                  "probe": [p for _, p, _ in results], "cc": [c for _, _, c in results],

@@ -27,6 +27,8 @@ from urllib.parse import urljoin, urlsplit
 
 from jwm.robotstxt import googlebot
 
+import robots_cc
+
 KEYS = ["host", "host-nowww", "registrable-domain"]
 SEMANTICS = ["rfc9309", "ccbot"]
 CLASSES = ["No robots.txt capture", "HTTP forbidden", "HTTP defer visits", "HTTP allow all",
@@ -39,42 +41,12 @@ DUMMY = "/dummy-testing-path-54321"
 ROBOTS_CLASSES = ("Robots.txt with rules", "Robots.txt no rules")
 
 
-class Events(googlebot.RobotsParseHandler):
-    def __init__(self):
-        super().__init__()
-        self.events = []
-
-    def HandleRobotsStart(self):
-        pass
-
-    def HandleRobotsEnd(self):
-        pass
-
-    def HandleUserAgent(self, line, value):
-        self.events.append(("ua", value))
-
-    def HandleAllow(self, line, value):
-        self.events.append(("allow", value))
-
-    def HandleDisallow(self, line, value):
-        self.events.append(("disallow", value))
-
-    def HandleSitemap(self, line, value):
-        pass
-
-    def HandleUnknownAction(self, line, action, value):
-        pass
-
-    def ReportLineMetadata(self, line, metadata):
-        pass
-
-
 def parse(body):
     """robots.cc's groups: a user-agent line after a rule starts a new group."""
-    handler = Events()
-    googlebot.ParseRobotsTxt(body.encode(), handler)
     groups, cur, rule_seen, values = [], None, False, []
-    for kind, value in handler.events:
+    for kind, _, value in robots_cc.events(body.encode()):
+        if kind == "sitemap":
+            continue
         if kind == "ua":
             if cur is None or rule_seen:
                 cur = {"agents": [], "rules": []}
@@ -119,26 +91,13 @@ def allowed(body, agent, url):
     return ok, m.ever_seen_specific_agent()
 
 
-def escape(value):
-    """The URL path a crawler requests for a rule's path, as robots.cc escapes patterns:
-    bytes >= 0x80 become %XX, existing %xx escapes are upper-cased."""
-    raw, out, i = value.encode("utf-8"), [], 0
-    while i < len(raw):
-        if raw[i] == 0x25 and re.fullmatch(rb"[0-9A-Fa-f]{2}", raw[i + 1:i + 3]):
-            out.append("%" + raw[i + 1:i + 3].decode().upper())
-            i += 3
-            continue
-        out.append(f"%{raw[i]:02X}" if raw[i] >= 0x80 else chr(raw[i]))
-        i += 1
-    return "".join(out)
-
-
 def agent_facts(body, agent):
     groups, values = parse(body)
     root, named = allowed(body, agent, "http://h/")
-    # The study's probes: each path named in an allow/disallow line, requested as a
-    # crawler would (escaped), one trailing `$` dropped.
-    probes = ["http://h" + escape(v[:-1] if v.endswith("$") else v) for v in values]
+    # The study's probes: each path named in an allow/disallow line, one trailing `$`
+    # dropped, as robots.cc escapes it (the values arrive escaped): the URL a crawler
+    # requests for that path.
+    probes = ["http://h" + (v[:-1] if v.endswith("$") else v) for v in values]
     probes = [p for p in probes if p != "http://h"] + ["http://h" + DUMMY]
     answers = [allowed(body, agent, p)[0] for p in probes]
     if root:

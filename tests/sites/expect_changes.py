@@ -22,75 +22,28 @@ after], ...], "summary": {...}}}, "query": {"columns": [...], "rows": [[...], ..
 import json
 import sys
 
-from jwm.robotstxt import googlebot
-
 import expect
+import robots_cc
 
 ROBOTS = ("Robots.txt with rules", "Robots.txt no rules")
 NO_CAPTURE = "No robots.txt capture"
 
 
-class Lines(googlebot.RobotsParseHandler):
-    """Groups (user-agent values, then allow/disallow values) and sitemaps, as emitted."""
-
-    def __init__(self):
-        super().__init__()
-        self.events, self.sitemaps = [], set()
-
-    def HandleRobotsStart(self):
-        pass
-
-    def HandleRobotsEnd(self):
-        pass
-
-    def HandleUserAgent(self, line, value):
-        self.events.append(("ua", value))
-
-    def HandleAllow(self, line, value):
-        self.events.append(("allow", value))
-
-    def HandleDisallow(self, line, value):
-        self.events.append(("disallow", value))
-
-    def HandleSitemap(self, line, value):
-        self.sitemaps.add(value)
-
-    def HandleUnknownAction(self, line, action, value):
-        pass
-
-    def ReportLineMetadata(self, line, metadata):
-        pass
-
-
-def escape(pattern):
-    """robots.cc's MaybeEscapePattern: %-escapes upper-cased, bytes >= 0x80 escaped."""
-    raw, out, i = pattern.encode("utf-8"), [], 0
-    hexdigits = b"0123456789abcdefABCDEF"
-    while i < len(raw):
-        if raw[i] == 0x25 and i + 2 < len(raw) and raw[i + 1] in hexdigits and raw[i + 2] in hexdigits:
-            out.append("%" + raw[i + 1:i + 3].decode().upper())
-            i += 3
-        else:
-            out.append("%%%02X" % raw[i] if raw[i] >= 0x80 else chr(raw[i]))
-            i += 1
-    return "".join(out)
-
-
 def lines_of(body):
-    handler = Lines()
-    googlebot.ParseRobotsTxt(body.encode(), handler)
-    rules, agents, rule_seen = set(), [], False
-    for kind, value in handler.events:
-        if kind == "ua":
+    rules, agents, rule_seen, sitemaps = set(), [], False, set()
+    for kind, _, value in robots_cc.events(body.encode()):
+        if kind == "sitemap":
+            sitemaps.add(value)
+        elif kind == "ua":
             if rule_seen:
                 agents, rule_seen = [], False
             agents.append("*" if expect.is_star(value) else expect.token(value))
         else:
             rule_seen = True
             for agent in agents:
-                # The handler may already get the escaped value; escaping twice is a no-op.
-                rules.add((agent, kind, escape(value)))
-    return rules, handler.sitemaps
+                # robots.cc emits the value escaped already; escaping twice is a no-op.
+                rules.add((agent, kind, robots_cc.escape(value)))
+    return rules, sitemaps
 
 
 def block(row):
