@@ -8,7 +8,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use arrow_array::{Array, Int32Array, Int64Array, RecordBatch, StringArray};
@@ -16,7 +16,7 @@ use robots_census::robots::{RobotsTxt, Scope};
 use robots_census::verdicts::{classify, parse_agent_list, DEFAULT_AGENTS};
 use serde_json::Value;
 
-use crate::support::{self, python, repo, scratch};
+use crate::support::{self, repo, scratch};
 
 const WARC_CC: &str = "data-samples/cc-robotstxt-sample.warc.gz";
 const WARC_IAH: &str = "data-samples/IAH-urls-wget.warc.gz";
