@@ -32,7 +32,7 @@ use crate::output::dataset::{self, DatasetMeta, Task, FORMAT_VERSION};
 use crate::output::OutputError;
 use crate::progress::Progress;
 use crate::store::{Location, StoreError, Stores};
-use task::{run_task, TaskOutcome};
+use task::{commit_task, read_task, TaskOutcome, TaskRead};
 
 /// Set by the Ctrl-C / SIGTERM handler: workers stop at the next record, tasks
 /// already committed stay.
@@ -109,15 +109,29 @@ fn run_tasks(
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<Result<TaskOutcome, PipelineError>>>> =
         Mutex::new((0..tasks.len()).map(|_| None).collect());
+    // One task more in flight than threads: while a task commits (fsyncs, renames, PUTs,
+    // outside the pool) or drains its last input, the next one keeps the pool busy.
+    // With 1,000 one-input tasks this took 1 and 2 threads from 91% and 82% of one
+    // large file's throughput to 100% and 94% (BENCHMARKS.md, crawl slice); it costs
+    // one task's buffers of memory.
     std::thread::scope(|scope| {
-        for _ in 0..config.threads.min(tasks.len()) {
+        for _ in 0..(config.threads + 1).min(tasks.len()) {
             scope.spawn(|| loop {
                 let k = next.fetch_add(1, Ordering::Relaxed);
                 let Some(&i) = order.get(k) else { break };
                 if should_stop() {
                     break;
                 }
-                let result = pool.install(|| run_task(config, stores, &tasks[i], &progress));
+                // The commit (fsyncs, renames, PUTs) waits on I/O outside the pool, so
+                // the pool's threads go on with the other tasks' inputs meanwhile.
+                let result = pool
+                    .install(|| read_task(config, stores, &tasks[i], &progress))
+                    .and_then(|read| match read {
+                        TaskRead::Done(outcome) => Ok(outcome),
+                        TaskRead::Written(writers, reports) => {
+                            commit_task(config, &tasks[i], writers, reports)
+                        }
+                    });
                 if let Err(e) = &result {
                     if !matches!(e, PipelineError::Interrupted) {
                         FAILED.store(true, Ordering::Relaxed);

@@ -66,14 +66,22 @@ pub(super) struct TaskOutcome {
     pub resumed: bool,
 }
 
-/// Runs one task, or takes its manifest when `--resume` finds it done with the
-/// same settings and nothing to retry.
-pub(super) fn run_task(
-    config: &RunConfig,
+/// A task read: done already (`--resume` found its manifest), or its parts written
+/// and waiting for [`commit_task`].
+pub(super) enum TaskRead<'a> {
+    Done(TaskOutcome),
+    Written(TaskWriters<'a>, Vec<InputReport>),
+}
+
+/// Reads one task's inputs into its parts, or takes its manifest when `--resume`
+/// finds it done with the same settings and nothing to retry. The CPU work of a
+/// task; [`commit_task`] is its I/O wait.
+pub(super) fn read_task<'a>(
+    config: &'a RunConfig,
     stores: Option<&Stores>,
-    task: &Task,
+    task: &'a Task,
     progress: &Progress,
-) -> Result<TaskOutcome, PipelineError> {
+) -> Result<TaskRead<'a>, PipelineError> {
     let fingerprint = config.settings.fingerprint();
     if config.resume {
         if let Some(manifest) = config.out.read_manifest(&task.name) {
@@ -83,10 +91,10 @@ pub(super) fn run_task(
                     .iter()
                     .fold((0, 0), |(b, d), i| (b + i.bytes, d + i.documents));
                 progress.advance(bytes, docs);
-                return Ok(TaskOutcome {
+                return Ok(TaskRead::Done(TaskOutcome {
                     manifest,
                     resumed: true,
-                });
+                }));
             }
         }
     }
@@ -127,6 +135,18 @@ pub(super) fn run_task(
         }
         break (writers, reports);
     };
+    Ok(TaskRead::Written(writers, reports))
+}
+
+/// Commits a read task's parts (fsync, rename; one PUT each on S3), then writes its
+/// manifest: the task is done.
+pub(super) fn commit_task(
+    config: &RunConfig,
+    task: &Task,
+    writers: TaskWriters<'_>,
+    reports: Vec<InputReport>,
+) -> Result<TaskOutcome, PipelineError> {
+    let fingerprint = config.settings.fingerprint();
     let files = writers.commit()?;
     // On S3, each part is PUT now (locally they are in place already); the
     // manifest comes after every part of the task.
