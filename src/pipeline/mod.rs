@@ -9,10 +9,11 @@
 //! report.rs    the totals and the summary printed at the end
 //! ```
 //!
-//! At most `--threads` tasks are in flight: each worker slot takes the next task
-//! and runs it on the shared rayon pool, which parallelises inside the task. Tasks
-//! are not rayon jobs themselves, so a pool thread waiting in a `join` never starts
-//! another whole task on its stack.
+//! At most `--threads` + 1 tasks are in flight: each worker slot (a plain thread)
+//! takes the next task, reads it on the shared rayon pool, which parallelises inside
+//! the task, and commits it outside the pool. Tasks are handed to the pool only by
+//! the slots, never spawned from inside it, so the slots bound the tasks (and their
+//! buffers) in flight whatever thread of the pool ends up running them.
 
 mod document;
 mod report;
