@@ -73,6 +73,17 @@ fn compare_into(
     };
     let a = read::read_sites(files(from)?, from)?;
     let b = read::read_sites(files(to)?, to)?;
+    compare_sites(out, &a, &b, sink)
+}
+
+/// Compares two crawls' sites tables already read, reading the rule lines and
+/// sitemaps of the deciding captures of sites present in both.
+fn compare_sites(
+    out: &Path,
+    a: &read::CrawlSites,
+    b: &read::CrawlSites,
+    sink: &mut diff::Sink<'_>,
+) -> Result<Summary, ChangesError> {
     let options = |t: &read::CrawlSites| {
         format!(
             "--site-key {} --status-semantics {}",
@@ -81,21 +92,21 @@ fn compare_into(
     };
     if (&a.site_key, &a.semantics) != (&b.site_key, &b.semantics) {
         return Err(ChangesError::MixedOptions {
-            from: from.to_owned(),
-            to: to.to_owned(),
-            a: options(&a),
-            b: options(&b),
+            from: a.crawl.clone(),
+            to: b.crawl.clone(),
+            a: options(a),
+            b: options(b),
         });
     }
-    let (docs_a, docs_b) = diff::compared_docs(&a, &b);
+    let (docs_a, docs_b) = diff::compared_docs(a, b);
     let lines = |crawl: &str, docs: &[crate::sites::read::DocId]| -> Result<Lines, ChangesError> {
         Ok(Lines {
             rules: read::rule_lines(out, crawl, docs)?,
             sitemaps: read::sitemaps(out, crawl, docs)?,
         })
     };
-    let (la, lb) = (lines(from, &docs_a)?, lines(to, &docs_b)?);
-    diff::compare(&a, &b, &la, &lb, sink)
+    let (la, lb) = (lines(&a.crawl, &docs_a)?, lines(&b.crawl, &docs_b)?);
+    diff::compare(a, b, &la, &lb, sink)
 }
 
 /// Compares crawl `from` with crawl `to` without writing anything: every change row
@@ -146,9 +157,16 @@ pub fn crawls(out: &Path) -> Result<Vec<String>, ChangesError> {
 /// The summary per agent of every consecutive pair of crawls of `<out>/sites/`
 /// (what `queries/changes_by_agent.sql` computes), for the report's trend chart.
 pub fn consecutive(out: &Path) -> Result<Vec<Summary>, ChangesError> {
-    let crawls = crawls(out)?;
-    crawls
-        .windows(2)
-        .map(|pair| compare_into(out, &pair[0], &pair[1], &mut |_| Ok(())))
-        .collect()
+    // Each crawl's sites table is read once: the later crawl of a pair is the
+    // earlier one of the next.
+    let mut summaries = Vec::new();
+    let mut earlier: Option<read::CrawlSites> = None;
+    for (crawl, files) in read::sites_crawls(out)? {
+        let later = read::read_sites(&files, &crawl)?;
+        if let Some(a) = &earlier {
+            summaries.push(compare_sites(out, a, &later, &mut |_| Ok(()))?);
+        }
+        earlier = Some(later);
+    }
+    Ok(summaries)
 }

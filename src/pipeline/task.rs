@@ -82,10 +82,9 @@ pub(super) fn read_task<'a>(
     task: &'a Task,
     progress: &Progress,
 ) -> Result<TaskRead<'a>, PipelineError> {
-    let fingerprint = config.settings.fingerprint();
     if config.resume {
         if let Some(manifest) = config.out.read_manifest(&task.name) {
-            if manifest.fingerprint == fingerprint && !manifest.needs_retry() {
+            if manifest.fingerprint == config.settings.fingerprint() && !manifest.needs_retry() {
                 let (bytes, docs) = manifest
                     .inputs
                     .iter()
