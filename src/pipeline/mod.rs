@@ -6,17 +6,22 @@
 //! task.rs      one task: its inputs, one part per (table, crawl), commit, manifest
 //! stream.rs    one input: open, decide its crawl, read / build / encode in chunks
 //! document.rs  one capture: the documents row and everything one parse yields
+//! slots.rs     how many tasks are in flight, how many read on the pool at once
 //! report.rs    the totals and the summary printed at the end
 //! ```
 //!
-//! At most `--threads` + 1 tasks are in flight: each worker slot (a plain thread)
-//! takes the next task, reads it on the shared rayon pool, which parallelises inside
-//! the task, and commits it outside the pool. Tasks are handed to the pool only by
-//! the slots, never spawned from inside it, so the slots bound the tasks (and their
-//! buffers) in flight whatever thread of the pool ends up running them.
+//! Each worker slot (a plain thread) takes the next task, opens its inputs one at a
+//! time, reads each on the shared rayon pool, which parallelises inside the input,
+//! and commits the task. Opening (a remote object's first request, its retries and
+//! `Retry-After` waits) and committing (fsyncs, renames, PUTs) wait outside the pool,
+//! so those waits overlap the other slots' CPU work; `--threads` + 1 slots read at
+//! once ([`slots`]). Inputs are handed to the pool only by the slots, never spawned
+//! from inside it, so the slots bound the tasks (and their buffers) in flight
+//! whatever thread of the pool ends up running them.
 
 mod document;
 mod report;
+mod slots;
 mod stream;
 mod task;
 
@@ -33,6 +38,7 @@ use crate::output::dataset::{self, DatasetMeta, Task, FORMAT_VERSION};
 use crate::output::OutputError;
 use crate::progress::Progress;
 use crate::store::{Location, StoreError, Stores};
+use slots::Slots;
 use task::{commit_task, read_task, TaskOutcome, TaskRead};
 
 /// Set by the Ctrl-C / SIGTERM handler: workers stop at the next record, tasks
@@ -108,25 +114,20 @@ fn run_tasks(
     let mut order: Vec<usize> = (0..tasks.len()).collect();
     order.sort_by_key(|&i| std::cmp::Reverse(size(&tasks[i])));
     let next = AtomicUsize::new(0);
+    let slots = Slots::new(config.threads, stores);
     let results: Mutex<Vec<Option<Result<TaskOutcome, PipelineError>>>> =
         Mutex::new((0..tasks.len()).map(|_| None).collect());
-    // One task more in flight than threads: while a task commits (fsyncs, renames, PUTs,
-    // outside the pool) or drains its last input, the next one keeps the pool busy.
-    // With 1,000 one-input tasks this took 1 and 2 threads from 91% and 82% of one
-    // large file's throughput to 100% and 94% (BENCHMARKS.md, crawl slice); it costs
-    // one task's buffers of memory.
     std::thread::scope(|scope| {
-        for _ in 0..(config.threads + 1).min(tasks.len()) {
+        for _ in 0..slots.workers.min(tasks.len()) {
             scope.spawn(|| loop {
                 let k = next.fetch_add(1, Ordering::Relaxed);
                 let Some(&i) = order.get(k) else { break };
                 if should_stop() {
                     break;
                 }
-                // The commit (fsyncs, renames, PUTs) waits on I/O outside the pool, so
-                // the pool's threads go on with the other tasks' inputs meanwhile.
-                let result = pool
-                    .install(|| read_task(config, stores, &tasks[i], &progress))
+                // Opens and commits wait on I/O here, outside the pool, so the pool's
+                // threads go on with the other tasks' inputs meanwhile.
+                let result = read_task(config, stores, (&pool, &slots), &tasks[i], &progress)
                     .and_then(|read| match read {
                         TaskRead::Done(outcome) => Ok(outcome),
                         TaskRead::Written(writers, reports) => {
@@ -138,8 +139,8 @@ fn run_tasks(
                         FAILED.store(true, Ordering::Relaxed);
                     }
                 }
-                if let Ok(mut slots) = results.lock() {
-                    slots[i] = Some(result);
+                if let Ok(mut done) = results.lock() {
+                    done[i] = Some(result);
                 }
             });
         }

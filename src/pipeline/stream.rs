@@ -17,7 +17,7 @@ use crate::input::{open_location, Capture, CaptureReader, Event, InputProblem, U
 use crate::output::dataset::InputReport;
 use crate::output::{Batches, OutputError, PartWriter, Problem, Table};
 use crate::progress::Progress;
-use crate::store::{Location, StoreError, Stores};
+use crate::store::{FailureHandle, Location, StoreError, Stores};
 
 /// A record read but not yet turned into rows: a capture, or a problem to record.
 enum Item {
@@ -89,20 +89,30 @@ pub(super) fn record_unreadable(
     Ok(())
 }
 
-/// Streams every record of `source` into the task's writer for its crawl. Returns
-/// the store failure that cut a remote input short, if any: its rows must then not
-/// be kept (the task is written again without them).
+/// An input opened (a remote object's first request answered, its format sniffed),
+/// or why it cannot be read.
+pub(super) type Opened = Result<(Box<dyn CaptureReader>, Option<FailureHandle>), Unreadable>;
+
+/// Opens `source`. The caller runs this outside the rayon pool: a remote open may
+/// wait seconds (a `Retry-After`, a backoff, a slow first byte), and that wait must
+/// not hold one of the threads the other tasks' CPU work needs.
+pub(super) fn open_source(config: &RunConfig, stores: Option<&Stores>, source: &str) -> Opened {
+    Location::parse(source)
+        .map_err(|e| Unreadable::from(&e))
+        .and_then(|input| open_location(&input, stores, &config.csv))
+}
+
+/// Streams every record of the `opened` input `source` into the task's writer for
+/// its crawl. Returns the store failure that cut a remote input short, if any: its
+/// rows must then not be kept (the task is written again without them).
 pub(super) fn read_input(
     config: &RunConfig,
-    stores: Option<&Stores>,
     source: &str,
+    opened: Opened,
     writers: &mut TaskWriters,
     report: &mut InputReport,
     progress: &Progress,
 ) -> Result<Option<StoreError>, PipelineError> {
-    let opened = Location::parse(source)
-        .map_err(|e| Unreadable::from(&e))
-        .and_then(|input| open_location(&input, stores, &config.csv));
     let (mut reader, failure) = match opened {
         Ok(opened) => opened,
         Err(unreadable) => {

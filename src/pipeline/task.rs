@@ -6,7 +6,8 @@ use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 
-use super::stream::{read_input, record_unreadable};
+use super::slots::Slots;
+use super::stream::{open_source, read_input, record_unreadable};
 use super::{should_stop, PipelineError};
 use crate::config::RunConfig;
 use crate::input::Unreadable;
@@ -74,11 +75,14 @@ pub(super) enum TaskRead<'a> {
 }
 
 /// Reads one task's inputs into its parts, or takes its manifest when `--resume`
-/// finds it done with the same settings and nothing to retry. The CPU work of a
-/// task; [`commit_task`] is its I/O wait.
+/// finds it done with the same settings and nothing to retry. Runs on a worker
+/// slot's thread: each input is opened there (its first request, retries and
+/// `Retry-After` waits included) and read on `pool` when `slots` lets it, so a wait
+/// for a server holds no thread the CPU work needs. [`commit_task`] is the task's other I/O wait.
 pub(super) fn read_task<'a>(
     config: &'a RunConfig,
     stores: Option<&Stores>,
+    (pool, slots): (&rayon::ThreadPool, &Slots),
     task: &'a Task,
     progress: &Progress,
 ) -> Result<TaskRead<'a>, PipelineError> {
@@ -117,7 +121,12 @@ pub(super) fn read_task<'a>(
                 continue;
             }
             let read = catch_unwind(AssertUnwindSafe(|| {
-                read_input(config, stores, source, &mut writers, &mut report, progress)
+                let opened = open_source(config, stores, source);
+                slots.read(|| {
+                    pool.install(|| {
+                        read_input(config, source, opened, &mut writers, &mut report, progress)
+                    })
+                })
             }));
             match read {
                 Ok(Ok(None)) => {}

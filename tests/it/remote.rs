@@ -653,6 +653,73 @@ fn max_requests_caps_the_requests_in_flight() {
     assert!(peak >= 3, "peak {peak} with --max-requests 4");
 }
 
+#[test]
+fn a_throttled_input_does_not_hold_up_the_others() {
+    let f = fixture("remote_throttled_overlap", &clean_files());
+    assert_eq!(f.local_code, Some(0));
+    let throttled = f.name(0).to_owned();
+    f.server.set_faults(serde_json::json!({
+        format!("/{throttled}"): [{"kind": "slowdown", "retry_after": 5}],
+    }));
+    // One thread: if the Retry-After wait held it, no other input could be read
+    // until the throttled one was.
+    let (out, output) = f.run("out", &["-j", "1"]);
+    assert_eq!(output.status.code(), Some(0));
+    assert_same_rows(&f.local, &out);
+    let time = |e: &serde_json::Value| e["time"].as_f64().expect("time");
+    let log = f.server.requests_to(&throttled);
+    assert_eq!(log.len(), 2, "one 503, one retry");
+    let (throttled_at, retried_at) = (time(&log[0]), time(&log[1]));
+    let others: Vec<f64> = (1..f.rel.len())
+        .flat_map(|i| f.server.requests_to(f.name(i)))
+        .map(|e| time(&e))
+        .collect();
+    assert_eq!(others.len(), f.rel.len() - 1);
+    assert!(
+        others.iter().any(|&t| throttled_at < t && t < retried_at),
+        "no other input was requested during the {:.1} s wait: {others:?}",
+        retried_at - throttled_at
+    );
+}
+
+#[test]
+fn cut_bodies_are_continued_with_a_single_request_allowed() {
+    // Each input is opened before a pool thread is free to read it; with one request
+    // allowed, a reader whose body was cut must still get the permit for its Range
+    // continuation (a stall here used to end as remote_retries_exhausted).
+    let f = fixture("remote_cut_one_request", &clean_files());
+    let faults: serde_json::Map<String, serde_json::Value> = f
+        .rel
+        .iter()
+        .map(|name| (format!("/{name}"), serde_json::json!([{"kind": "drop"}])))
+        .collect();
+    f.server.set_faults(serde_json::Value::Object(faults));
+    let (out, output) = f.run(
+        "out",
+        &[
+            "-j",
+            "1",
+            "--max-requests",
+            "1",
+            "--io-timeout",
+            "5",
+            "--retry-budget",
+            "30",
+        ],
+    );
+    assert_eq!(output.status.code(), f.local_code, "{output:?}");
+    assert_same_rows(&f.local, &out);
+    for name in &f.rel {
+        let statuses: Vec<i64> = f
+            .server
+            .requests_to(name)
+            .iter()
+            .map(|e| e["status"].as_i64().expect("status"))
+            .collect();
+        assert_eq!(statuses, vec![-200, 206], "{name}");
+    }
+}
+
 /// The store API the output side will use (PUT, GET, LIST, DELETE), on moto's S3 and
 /// on the local file system, which must behave alike.
 #[test]

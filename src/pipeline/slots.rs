@@ -1,0 +1,130 @@
+//! How many tasks are in flight, and how many of them read on the pool at once.
+//!
+//! A worker slot is a plain thread that runs one task at a time: it opens each input,
+//! reads it on the rayon pool, and commits the task. Opening and committing wait on
+//! I/O outside the pool. `threads + 1` slots reading at once keep the pool busy while
+//! one of them drains its last chunk or commits: with 1,000 one-input tasks this took 1
+//! and 2 threads from 91% and 82% of one large file's throughput to 100% and 94%
+//! (BENCHMARKS.md, crawl slice), for one task's buffers of memory.
+//!
+//! With remote inputs there are more slots than readers: an open may wait seconds (a
+//! `Retry-After`, a backoff, a slow first byte), and a slot waiting for a server must
+//! not leave the pool short of work. The extra slots cost no CPU and little memory,
+//! since [`Slots::read`] lets only `threads + 1` of them read at once.
+
+use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
+
+use crate::store::Stores;
+
+/// The worker slots of a run and the passes that let them read.
+#[derive(Debug)]
+pub(super) struct Slots {
+    /// Worker slots (plain threads): the tasks in flight.
+    pub workers: usize,
+    /// Slots reading on the pool now, at most `max_readers`.
+    reading: Mutex<usize>,
+    freed: Condvar,
+    max_readers: usize,
+}
+
+impl Slots {
+    /// Slots for a run on `threads` threads; `stores` when it has remote inputs.
+    ///
+    /// With remote inputs, twice the readers but never more than `--max-requests`: a
+    /// slot holds at most one open response (and its request permit) at a time, and may
+    /// hold it while it waits to read; a reader whose body was cut needs a permit for
+    /// the Range continuation. With no more slots than permits, the slot that lost its
+    /// stream always finds one free, so waiting slots cannot starve it.
+    pub fn new(threads: usize, stores: Option<&Stores>) -> Slots {
+        let max_readers = threads + 1;
+        let workers = match stores {
+            Some(stores) => (2 * max_readers).min(stores.options().max_requests.max(1)),
+            None => max_readers,
+        };
+        Slots {
+            workers,
+            reading: Mutex::new(0),
+            freed: Condvar::new(),
+            max_readers,
+        }
+    }
+
+    /// Runs `read` (one input read on the pool) once fewer than `threads + 1` slots
+    /// are reading.
+    pub fn read<T>(&self, read: impl FnOnce() -> T) -> T {
+        let mut reading = self.lock();
+        while *reading >= self.max_readers {
+            reading = self
+                .freed
+                .wait(reading)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+        *reading += 1;
+        drop(reading);
+        // Released on unwind too: a panic in one input is that input's error row, and
+        // the run goes on.
+        let _pass = Pass(self);
+        read()
+    }
+
+    fn lock(&self) -> MutexGuard<'_, usize> {
+        // The count stays right even if a holder panicked: it only adds and subtracts.
+        self.reading.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// A slot's pass to read; given back when dropped.
+struct Pass<'a>(&'a Slots);
+
+impl Drop for Pass<'_> {
+    fn drop(&mut self) {
+        *self.0.lock() -= 1;
+        self.0.freed.notify_one();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    #[test]
+    fn local_runs_have_one_slot_more_than_threads() {
+        let slots = Slots::new(2, None);
+        assert_eq!((slots.workers, slots.max_readers), (3, 3));
+    }
+
+    #[test]
+    fn at_most_threads_plus_one_slots_read_at_once() {
+        let slots = Slots::new(1, None);
+        let (now, peak) = (AtomicUsize::new(0), AtomicUsize::new(0));
+        std::thread::scope(|scope| {
+            for _ in 0..6 {
+                scope.spawn(|| {
+                    for _ in 0..50 {
+                        slots.read(|| {
+                            let n = now.fetch_add(1, Ordering::SeqCst) + 1;
+                            peak.fetch_max(n, Ordering::SeqCst);
+                            std::thread::yield_now();
+                            now.fetch_sub(1, Ordering::SeqCst);
+                        });
+                    }
+                });
+            }
+        });
+        let peak = peak.load(Ordering::SeqCst);
+        assert!((1..=2).contains(&peak), "{peak} read at once");
+        assert_eq!(*slots.lock(), 0);
+    }
+
+    #[test]
+    fn a_panic_while_reading_gives_the_pass_back() {
+        let slots = Slots::new(0, None);
+        let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            slots.read(|| panic!("boom"));
+        }));
+        assert!(caught.is_err());
+        assert_eq!(*slots.lock(), 0);
+        assert_eq!(slots.read(|| 7), 7);
+    }
+}
