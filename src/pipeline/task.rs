@@ -78,7 +78,8 @@ pub(super) enum TaskRead<'a> {
 /// finds it done with the same settings and nothing to retry. Runs on a worker
 /// slot's thread: each input is opened there (its first request, retries and
 /// `Retry-After` waits included) and read on `pool` when `slots` lets it, so a wait
-/// for a server holds no thread the CPU work needs. [`commit_task`] is the task's other I/O wait.
+/// for a server holds no thread the CPU work needs. [`commit_task`] is the task's
+/// other I/O wait.
 pub(super) fn read_task<'a>(
     config: &'a RunConfig,
     stores: Option<&Stores>,
