@@ -15,7 +15,7 @@
 //! and commits the task. Opening (a remote object's first request, its retries and
 //! `Retry-After` waits) and committing (fsyncs, renames, PUTs) wait outside the pool,
 //! so those waits overlap the other slots' CPU work; `--threads` + 1 slots read at
-//! once ([`slots`]). Inputs are handed to the pool only by the slots, never spawned
+//! once (`slots.rs`). Inputs are handed to the pool only by the slots, never spawned
 //! from inside it, so the slots bound the tasks (and their buffers) in flight
 //! whatever thread of the pool ends up running them.
 
