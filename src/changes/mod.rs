@@ -42,6 +42,8 @@ pub enum ChangesError {
     },
     #[error(transparent)]
     Read(#[from] SitesError),
+    #[error(transparent)]
+    Table(#[from] crate::output::read::ReadError),
     #[error("cannot build changes rows: {0}")]
     Arrow(#[from] arrow_schema::ArrowError),
 }

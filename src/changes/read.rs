@@ -13,8 +13,9 @@ use arrow_array::Array;
 
 use super::ChangesError;
 use crate::output::dataset::partition_dir;
+use crate::output::read::{batches, part_files};
 use crate::output::Table;
-use crate::sites::read::{batches, opt, parquet_files, Columns, DocId};
+use crate::sites::read::{opt, Columns, DocId};
 use crate::sites::StatusClass;
 
 /// How a site's deciding capture treats one agent, in the sense of
@@ -86,7 +87,7 @@ pub struct CrawlSites {
 
 /// The crawls of `<out>/sites/`, each with its part files (a crawl per file, as `sites` writes).
 pub fn sites_crawls(out: &Path) -> Result<BTreeMap<String, Vec<PathBuf>>, ChangesError> {
-    let files = parquet_files(&out.join(Table::Sites.name()))?;
+    let files = part_files(&out.join(Table::Sites.name()))?;
     if files.is_empty() {
         return Err(ChangesError::NoSites(out.to_owned()));
     }
@@ -191,7 +192,7 @@ pub type RuleLine = (Box<str>, &'static str, Box<str>);
 fn table_files(out: &Path, table: Table, crawl: &str) -> Result<Vec<PathBuf>, ChangesError> {
     let root = out.join(table.name());
     let partition = root.join(partition_dir(crawl));
-    Ok(parquet_files(if partition.is_dir() {
+    Ok(part_files(if partition.is_dir() {
         &partition
     } else {
         &root

@@ -4,8 +4,10 @@
 //! list, the manifests and the commit protocol; [`PartWriter`] encodes the rows of one
 //! task and one crawl into one part per table (columns in parallel) and commits them.
 //! [`schema`] defines every table once; [`rows`] appends rows from the parsed model.
+//! [`read`] reads the tables back for the steps that work from a finished run.
 
 pub mod dataset;
+pub mod read;
 pub mod rows;
 pub mod schema;
 pub mod target;

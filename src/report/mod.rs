@@ -28,6 +28,7 @@ mod read;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use crate::output::read::part_files;
 use crate::sites::{SiteKey, SitesError, StatusSemantics};
 
 /// Errors of the report: all end it (exit 2).
@@ -44,13 +45,8 @@ pub enum ReportError {
         path: PathBuf,
         source: std::io::Error,
     },
-    #[error("Parquet file {path}: {source}")]
-    Parquet {
-        path: PathBuf,
-        source: parquet::errors::ParquetError,
-    },
-    #[error("{path}: column {column} is missing or has an unexpected type (a table from an older robots-census? rerun `run` and `sites`)")]
-    Column { path: PathBuf, column: String },
+    #[error(transparent)]
+    Read(#[from] crate::output::read::ReadError),
     #[error("table {table}: column {column} holds an unexpected value {value:?}")]
     Value {
         table: &'static str,
@@ -128,14 +124,14 @@ pub struct Summary {
 /// Builds the page and writes it to `args.output`.
 pub fn build(args: &ReportArgs) -> Result<Summary, ReportError> {
     let out = &args.out;
-    if read::parquet_files(out, "documents")?.is_empty() {
+    if part_files(&out.join("documents"))?.is_empty() {
         return Err(ReportError::NoDocuments(out.clone()));
     }
     let options_given = args.site_key.is_some()
         || args.status_semantics.is_some()
         || args.ranks.is_some()
         || args.agents.is_some();
-    let ran_sites = options_given || read::parquet_files(out, "sites")?.is_empty();
+    let ran_sites = options_given || part_files(&out.join("sites"))?.is_empty();
     let mut summary = Summary {
         ran_sites,
         ..Summary::default()

@@ -2,38 +2,17 @@
 //! `<out>/<table>/` (flat or Hive `crawl=<CRAWL>/` layout), only the named columns,
 //! row by row through typed accessors whose errors name the file and the column.
 
-use std::fs::File;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{Float64Type, Int32Type, Int64Type, TimestampMicrosecondType};
 use arrow_array::{Array, RecordBatch};
-use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
-use parquet::arrow::ProjectionMask;
 
 use super::ReportError;
+use crate::output::read::{batches, part_files, ReadError};
 
 /// A document id (`doc_id`, 16 bytes). Byte order is the order DuckDB gives UUIDs.
 pub type DocId = [u8; 16];
-
-/// Every `*.parquet` file under `<out>/<table>`, in path order; none when absent.
-pub fn parquet_files(out: &Path, table: &str) -> Result<Vec<PathBuf>, ReportError> {
-    let dir = out.join(table);
-    if !dir.exists() {
-        return Ok(Vec::new());
-    }
-    let mut files = Vec::new();
-    for entry in walkdir::WalkDir::new(&dir).sort_by_file_name() {
-        let entry = entry.map_err(|e| ReportError::Io {
-            path: dir.clone(),
-            source: e.into(),
-        })?;
-        if entry.file_type().is_file() && entry.path().extension().is_some_and(|e| e == "parquet") {
-            files.push(entry.into_path());
-        }
-    }
-    Ok(files)
-}
 
 /// Calls `row` for every row of every part file of `table`, reading only `columns`.
 pub fn for_each_row(
@@ -42,32 +21,9 @@ pub fn for_each_row(
     columns: &[&str],
     mut row: impl FnMut(&Row<'_>) -> Result<(), ReportError>,
 ) -> Result<(), ReportError> {
-    for path in parquet_files(out, table)? {
-        let parquet = |source| ReportError::Parquet {
-            path: path.clone(),
-            source,
-        };
-        let file = File::open(&path).map_err(|source| ReportError::Io {
-            path: path.clone(),
-            source,
-        })?;
-        let builder = ParquetRecordBatchReaderBuilder::try_new(file).map_err(parquet)?;
-        for column in columns {
-            if builder.schema().field_with_name(column).is_err() {
-                return Err(ReportError::Column {
-                    path: path.clone(),
-                    column: (*column).to_owned(),
-                });
-            }
-        }
-        let mask = ProjectionMask::columns(builder.parquet_schema(), columns.iter().copied());
-        let reader = builder
-            .with_projection(mask)
-            .with_batch_size(16 * 1024)
-            .build()
-            .map_err(parquet)?;
-        for batch in reader {
-            let batch = batch.map_err(|e| parquet(e.into()))?;
+    for path in part_files(&out.join(table))? {
+        for batch in batches(&path, columns)? {
+            let batch = batch?;
             for i in 0..batch.num_rows() {
                 row(&Row {
                     batch: &batch,
@@ -89,10 +45,7 @@ pub struct Row<'a> {
 
 impl<'a> Row<'a> {
     fn wrong(&self, name: &str) -> ReportError {
-        ReportError::Column {
-            path: self.path.to_owned(),
-            column: name.to_owned(),
-        }
+        ReadError::column(self.path, name).into()
     }
 
     /// The column, or `None` when the value is null.

@@ -58,8 +58,8 @@ pub enum SitesError {
         path: PathBuf,
         source: parquet::errors::ParquetError,
     },
-    #[error("{path}: column {column} is missing or has an unexpected type (a table from an older robots-census? rerun `run`)")]
-    Column { path: PathBuf, column: String },
+    #[error(transparent)]
+    Read(#[from] crate::output::read::ReadError),
     #[error("cannot build sites rows: {0}")]
     Arrow(#[from] arrow_schema::ArrowError),
 }
@@ -136,7 +136,7 @@ const BATCH_ROWS: usize = 64 * 1024;
 /// Runs the step over `options.out`, replacing `<out>/sites/` when it succeeds.
 pub fn run(options: &Options) -> Result<Report, SitesError> {
     let out = &options.out;
-    let documents = read::parquet_files(&out.join(Table::Documents.name()))?;
+    let documents = crate::output::read::part_files(&out.join(Table::Documents.name()))?;
     if documents.is_empty() {
         return Err(SitesError::NoDocuments(out.clone()));
     }

@@ -8,18 +8,16 @@
 //! a million captures peaks at about 270 MB for the whole step (README.md).
 
 use std::collections::{BTreeMap, HashMap};
-use std::fs::File;
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{Int32Type, TimestampMicrosecondType};
 use arrow_array::{Array, RecordBatch};
-use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
-use parquet::arrow::ProjectionMask;
 
 use super::urls::{lookup_key, SiteKey};
 use super::SitesError;
+use crate::output::read::{batches, ReadError};
 use crate::robots::{ProbeClass, RuleSetClass};
 
 /// The id of a capture, as `documents.doc_id` holds it (16 bytes, a UUID).
@@ -58,71 +56,6 @@ pub struct Capture {
     pub site: Option<Box<str>>,
 }
 
-/// Every `*.parquet` file under `dir`, recursively, in path order.
-pub fn parquet_files(dir: &Path) -> Result<Vec<PathBuf>, SitesError> {
-    let mut files = Vec::new();
-    let mut dirs = vec![dir.to_path_buf()];
-    while let Some(dir) = dirs.pop() {
-        let entries = match std::fs::read_dir(&dir) {
-            Ok(entries) => entries,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
-            Err(source) => return Err(SitesError::Io { path: dir, source }),
-        };
-        for entry in entries {
-            let path = entry
-                .map_err(|source| SitesError::Io {
-                    path: dir.clone(),
-                    source,
-                })?
-                .path();
-            if path.is_dir() {
-                dirs.push(path);
-            } else if path.extension().is_some_and(|e| e == "parquet") {
-                files.push(path);
-            }
-        }
-    }
-    files.sort();
-    Ok(files)
-}
-
-/// Record batches of `path` holding only `columns`.
-pub(crate) fn batches(
-    path: &Path,
-    columns: &[&str],
-) -> Result<impl Iterator<Item = Result<RecordBatch, SitesError>>, SitesError> {
-    let parquet = |source| SitesError::Parquet {
-        path: path.to_owned(),
-        source,
-    };
-    let file = File::open(path).map_err(|source| SitesError::Io {
-        path: path.to_owned(),
-        source,
-    })?;
-    let builder = ParquetRecordBatchReaderBuilder::try_new(file).map_err(parquet)?;
-    for column in columns {
-        if builder.schema().field_with_name(column).is_err() {
-            return Err(SitesError::Column {
-                path: path.to_owned(),
-                column: column.to_string(),
-            });
-        }
-    }
-    let mask = ProjectionMask::columns(builder.parquet_schema(), columns.iter().copied());
-    let reader = builder
-        .with_projection(mask)
-        .with_batch_size(16 * 1024)
-        .build()
-        .map_err(parquet)?;
-    let path = path.to_owned();
-    Ok(reader.map(move |b| {
-        b.map_err(|e| SitesError::Parquet {
-            path: path.clone(),
-            source: e.into(),
-        })
-    }))
-}
-
 /// Typed access to one column of a batch, with errors naming the file.
 pub(crate) struct Columns<'a> {
     pub(crate) batch: &'a RecordBatch,
@@ -138,10 +71,7 @@ impl<'a> Columns<'a> {
     }
 
     pub(crate) fn wrong(&self, name: &str) -> SitesError {
-        SitesError::Column {
-            path: self.path.to_owned(),
-            column: name.to_owned(),
-        }
+        ReadError::column(self.path, name).into()
     }
 
     pub(crate) fn str(&self, name: &str) -> Result<&'a arrow_array::StringArray, SitesError> {
