@@ -56,32 +56,32 @@ pub struct Capture {
     pub site: Option<Box<str>>,
 }
 
-/// Typed access to one column of a batch, with errors naming the file.
+/// Typed access to one column of a batch, with errors naming the file and the column.
 pub(crate) struct Columns<'a> {
     pub(crate) batch: &'a RecordBatch,
     pub(crate) path: &'a Path,
 }
 
 impl<'a> Columns<'a> {
-    pub(crate) fn get(&self, name: &str) -> Result<&'a dyn Array, SitesError> {
+    pub(crate) fn get(&self, name: &str) -> Result<&'a dyn Array, ReadError> {
         self.batch
             .column_by_name(name)
             .map(|c| c.as_ref())
             .ok_or_else(|| self.wrong(name))
     }
 
-    pub(crate) fn wrong(&self, name: &str) -> SitesError {
-        ReadError::column(self.path, name).into()
+    pub(crate) fn wrong(&self, name: &str) -> ReadError {
+        ReadError::column(self.path, name)
     }
 
-    pub(crate) fn str(&self, name: &str) -> Result<&'a arrow_array::StringArray, SitesError> {
+    pub(crate) fn str(&self, name: &str) -> Result<&'a arrow_array::StringArray, ReadError> {
         self.get(name)?
             .as_string_opt::<i32>()
             .ok_or_else(|| self.wrong(name))
     }
 
     /// A `doc_id` column: 16-byte ids.
-    pub(crate) fn ids(&self, name: &str) -> Result<Ids<'a>, SitesError> {
+    pub(crate) fn ids(&self, name: &str) -> Result<Ids<'a>, ReadError> {
         let array = self
             .get(name)?
             .as_fixed_size_binary_opt()
@@ -90,13 +90,13 @@ impl<'a> Columns<'a> {
         Ok(Ids(array))
     }
 
-    pub(crate) fn i32(&self, name: &str) -> Result<&'a arrow_array::Int32Array, SitesError> {
+    pub(crate) fn i32(&self, name: &str) -> Result<&'a arrow_array::Int32Array, ReadError> {
         self.get(name)?
             .as_primitive_opt::<Int32Type>()
             .ok_or_else(|| self.wrong(name))
     }
 
-    pub(crate) fn bool(&self, name: &str) -> Result<&'a arrow_array::BooleanArray, SitesError> {
+    pub(crate) fn bool(&self, name: &str) -> Result<&'a arrow_array::BooleanArray, ReadError> {
         self.get(name)?
             .as_boolean_opt()
             .ok_or_else(|| self.wrong(name))
@@ -105,7 +105,7 @@ impl<'a> Columns<'a> {
     pub(crate) fn time(
         &self,
         name: &str,
-    ) -> Result<&'a arrow_array::TimestampMicrosecondArray, SitesError> {
+    ) -> Result<&'a arrow_array::TimestampMicrosecondArray, ReadError> {
         self.get(name)?
             .as_primitive_opt::<TimestampMicrosecondType>()
             .ok_or_else(|| self.wrong(name))
