@@ -119,6 +119,14 @@ impl Server {
         });
         log
     }
+
+    /// The statuses answered to `path`, in order (negated when the body was cut on purpose).
+    pub(crate) fn statuses_of(&self, path: &str) -> Vec<i64> {
+        self.requests_to(path)
+            .iter()
+            .map(|e| e["status"].as_i64().expect("status"))
+            .collect()
+    }
 }
 
 impl Drop for Server {
@@ -471,13 +479,7 @@ fn transient_faults_are_retried_and_the_rows_equal_a_clean_run() {
         input_errors(&out)
     );
 
-    let statuses = |i: usize| -> Vec<i64> {
-        f.server
-            .requests_to(f.name(i))
-            .iter()
-            .map(|e| e["status"].as_i64().expect("status"))
-            .collect()
-    };
+    let statuses = |i: usize| f.server.statuses_of(f.name(i));
     // The cut body was continued with a Range request pinned to the first ETag, and
     // the object was never fetched whole a second time.
     for (i, at) in [(0, cut), (4, 50_000)] {
@@ -710,13 +712,7 @@ fn cut_bodies_are_continued_with_a_single_request_allowed() {
     assert_eq!(output.status.code(), f.local_code, "{output:?}");
     assert_same_rows(&f.local, &out);
     for name in &f.rel {
-        let statuses: Vec<i64> = f
-            .server
-            .requests_to(name)
-            .iter()
-            .map(|e| e["status"].as_i64().expect("status"))
-            .collect();
-        assert_eq!(statuses, vec![-200, 206], "{name}");
+        assert_eq!(f.server.statuses_of(name), vec![-200, 206], "{name}");
     }
 }
 
