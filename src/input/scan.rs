@@ -113,6 +113,26 @@ pub(crate) fn ends_cleanly(rest: &[u8], at_end: bool) -> bool {
     version_line(next) == Version::Yes
 }
 
+/// Does a record whose block ends where `rest` starts end exactly as a writer ends it:
+/// one terminator (CRLF CRLF, LF LF, or CR CR LF twice) and then the next version line
+/// or the end of the data? A clean landing ([`ends_cleanly`]) that is not exact may be
+/// a wrong Content-Length that happens to stop inside a later record's terminator.
+pub(crate) fn ends_exactly(rest: &[u8], at_end: bool) -> bool {
+    if rest.is_empty() {
+        return at_end;
+    }
+    for t in [&b"\r\n\r\n"[..], b"\n\n", b"\r\r\n\r\r\n"] {
+        if let Some(next) = rest.strip_prefix(t) {
+            return if next.is_empty() {
+                at_end
+            } else {
+                version_line(next) == Version::Yes
+            };
+        }
+    }
+    false
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -137,6 +157,14 @@ mod tests {
         assert!(!ends_cleanly(b"WARC/1.0\r\n", false), "no terminator");
         assert!(!ends_cleanly(b"-Type: response\r\n", false));
         assert!(!ends_cleanly(&[0; 40], true), "too much padding");
+        assert!(ends_exactly(b"\r\n\r\nWARC/1.0\r\n", false));
+        assert!(ends_exactly(b"\n\nWARC/1.0\n", false));
+        assert!(ends_exactly(b"\r\n\r\n", true));
+        assert!(
+            !ends_exactly(b"\nWARC/1.0\r\n", false),
+            "one byte short of the next record: inside its predecessor's terminator"
+        );
+        assert!(ends_cleanly(b"\nWARC/1.0\r\n", false));
     }
 
     #[test]

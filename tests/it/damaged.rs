@@ -391,3 +391,104 @@ fn bad_csv_statuses_are_warned_and_not_classified() {
     let ruled: Vec<_> = ids(&rules, "doc_id");
     assert!(warned.iter().all(|id| !ruled.contains(id)));
 }
+
+/// Record `i`'s start offset in the concatenation of `bytes`.
+fn start_of(bytes: &[Vec<u8>], i: usize) -> usize {
+    bytes[..i].iter().map(Vec::len).sum()
+}
+
+#[test]
+fn content_length_landing_one_byte_before_a_later_record_keeps_the_records_between() {
+    // Issue 22: a Content-Length that ends its block inside a later record's CRLF CRLF
+    // (one byte before its version line) "landed cleanly" and swallowed every record in
+    // between, with exit 0 and no warning. Plain, whole-file gzip and zstd, per-record gzip.
+    let recs = crawl(24);
+    let plain: Vec<Vec<u8>> = recs.iter().map(|r| r.warc(0)).collect();
+    // Record 5 (a response) is declared to end 1 byte before record 17's version line.
+    let header_len = {
+        let r = &plain[5];
+        r.windows(4)
+            .position(|w| w == b"\r\n\r\n")
+            .expect("header end")
+            + 4
+    };
+    let block_start = start_of(&plain, 5) + header_len;
+    let declared_end = start_of(&plain, 17) - 1;
+    let true_block = plain[5].len() - header_len - 4;
+    let delta = (declared_end - block_start) as i64 - true_block as i64;
+    let damaged: Vec<Vec<u8>> = recs
+        .iter()
+        .enumerate()
+        .map(|(i, r)| r.warc(if i == 5 { delta } else { 0 }))
+        .collect();
+    let file = damaged.concat();
+    let per_record: Vec<u8> = damaged.iter().flat_map(|r| gzip(r)).collect();
+    let whole_zstd = zstd::encode_all(&file[..], 3).expect("zstd");
+    for (name, bytes) in [
+        ("plain.warc", file.clone()),
+        ("whole.warc.gz", gzip(&file)),
+        ("records.warc.gz", per_record),
+        ("whole.warc.zst", whole_zstd),
+    ] {
+        let o = census("cl-near-boundary", name, &bytes, &[]);
+        assert_eq!(
+            o.code,
+            Some(0),
+            "{name}: the damaged record is kept, nothing skipped"
+        );
+        let all: Vec<&Rec> = recs.iter().collect();
+        o.assert_intact(&all);
+        assert_eq!(o.n("records_seen"), 24, "{name}");
+        assert_eq!(
+            o.codes(),
+            ["warc_length_mismatch"],
+            "{name}: {:?}",
+            o.errors
+        );
+        assert_eq!(
+            o.errors[0].0,
+            Some(o.docs[&recs[5].url].0.clone()),
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn a_byte_run_over_headers_is_an_error_row_and_the_records_after_it_are_read() {
+    // Issue 22: 0xFF bytes from the middle of one header to the middle of a later one
+    // made a single header of both (with the later record's Content-Length): the records
+    // in between vanished with exit 0 and no errors row.
+    let recs = crawl(30);
+    let bytes: Vec<Vec<u8>> = recs.iter().map(|r| r.warc(0)).collect();
+    let mut file = bytes.concat();
+    let from = start_of(&bytes, 9) + 40; // inside record 9's WARC header
+    let to = start_of(&bytes, 16) + 120; // inside record 16's WARC header
+    file[from..to].fill(0xff);
+    let o = census("ff-run", "ff.warc", &file, &[]);
+    assert_eq!(
+        o.code,
+        Some(1),
+        "a skipped range makes exit 1: {:?}",
+        o.errors
+    );
+    // Records 9..=16 touch the damage; every other record is intact.
+    let intact: Vec<&Rec> = recs
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !(9..=16).contains(i))
+        .map(|(_, r)| r)
+        .collect();
+    o.assert_intact(&intact);
+    let bad: Vec<_> = o
+        .errors
+        .iter()
+        .filter(|e| e.1 == "warc_bad_header")
+        .collect();
+    assert_eq!(bad.len(), 1, "{:?}", o.errors);
+    assert_eq!(bad[0].2, Some(start_of(&bytes, 9) as i64));
+    let range = format!("bytes {}..{}", start_of(&bytes, 9), start_of(&bytes, 17));
+    assert!(bad[0].3.contains(&range), "{}", bad[0].3);
+    for r in recs[10..16].iter().filter(|r| r.warc_type == "response") {
+        assert!(!o.docs.contains_key(&r.url), "{} lies in the damage", r.url);
+    }
+}

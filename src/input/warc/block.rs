@@ -11,8 +11,8 @@ use crate::input::buffer::{BUF_MAX, BUF_SIZE};
 use crate::input::error::InputError;
 use crate::input::http::{header_end, header_fields, parse_head, Coding, Encoding};
 use crate::input::scan::{
-    ends_cleanly, line_starts_with_warc, terminator_start, trailing_newlines, version_line,
-    Version, END_PROBE, VERSION_PROBE,
+    ends_cleanly, ends_exactly, line_starts_with_warc, terminator_start, trailing_newlines,
+    version_line, Version, END_PROBE, VERSION_PROBE,
 };
 use crate::input::Capture;
 use crate::limits::MAX_HEADER_BYTES;
@@ -157,9 +157,12 @@ impl WarcReader {
     /// Is the `WARC/` line `k` bytes ahead the start of the next record, although the
     /// current block (declared to end at stream offset `end`) goes on past it? Yes when
     /// it is a valid version line and the declared end does not land cleanly
-    /// ([`ends_cleanly`]); when the declared end is out of reach, when the line opens a
-    /// complete WARC header block with a WARC-Type or WARC-Record-ID and a
-    /// Content-Length.
+    /// ([`ends_cleanly`]). A declared end that lands cleanly but not exactly (a separator
+    /// run other than the one terminator, e.g. one byte before the next version line:
+    /// inside an earlier record's CRLF CRLF) is a coincidence of a wrong length when the
+    /// line opens a complete WARC header block ([`Self::opens_record`]): trusting it
+    /// would swallow every record in between. When the declared end is out of reach,
+    /// the header after the line decides alone.
     fn is_resync_point(&mut self, k: usize, end: u64) -> bool {
         let a = self.s.fill(k + VERSION_PROBE);
         if version_line(a.get(k..).unwrap_or_default()) != Version::Yes {
@@ -171,32 +174,37 @@ impl WarcReader {
                 let a = self.s.fill(d + END_PROBE);
                 let at_end = a.len() < d + END_PROBE;
                 match a.get(d..) {
-                    Some(rest) => !ends_cleanly(rest, at_end),
+                    Some(rest) if !ends_cleanly(rest, at_end) => true,
+                    Some(rest) if ends_exactly(rest, at_end) => false,
+                    Some(_) => self.opens_record(k),
                     // The data ends before the declared end.
                     None => true,
                 }
             }
-            _ => {
-                let a = self.s.fill(k + MAX_HEADER_BYTES);
-                let Some(h) = a.get(k..) else {
-                    return false;
-                };
-                let Some(len) = header_end(h) else {
-                    return false;
-                };
-                let (mut has_length, mut has_id) = (false, false);
-                for (name, value) in header_fields(h.get(..len).unwrap_or_default()) {
-                    if name.eq_ignore_ascii_case(b"Content-Length") {
-                        has_length =
-                            std::str::from_utf8(value).is_ok_and(|v| v.parse::<u64>().is_ok());
-                    } else if name.eq_ignore_ascii_case(b"WARC-Type")
-                        || name.eq_ignore_ascii_case(b"WARC-Record-ID")
-                    {
-                        has_id = true;
-                    }
-                }
-                has_length && has_id
+            _ => self.opens_record(k),
+        }
+    }
+
+    /// Does the version line `k` bytes ahead open a complete WARC header block with a
+    /// WARC-Type or WARC-Record-ID and a numeric Content-Length?
+    fn opens_record(&mut self, k: usize) -> bool {
+        let a = self.s.fill(k + MAX_HEADER_BYTES);
+        let Some(h) = a.get(k..) else {
+            return false;
+        };
+        let Some(len) = header_end(h) else {
+            return false;
+        };
+        let (mut has_length, mut has_id) = (false, false);
+        for (name, value) in header_fields(h.get(..len).unwrap_or_default()) {
+            if name.eq_ignore_ascii_case(b"Content-Length") {
+                has_length = std::str::from_utf8(value).is_ok_and(|v| v.parse::<u64>().is_ok());
+            } else if name.eq_ignore_ascii_case(b"WARC-Type")
+                || name.eq_ignore_ascii_case(b"WARC-Record-ID")
+            {
+                has_id = true;
             }
         }
+        has_length && has_id
     }
 }

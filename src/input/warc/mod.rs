@@ -196,6 +196,23 @@ impl WarcReader {
             want = (a.len() + 16 * 1024).min(MAX_HEADER_BYTES);
         };
         let block = self.s.avail().get(..len).unwrap_or_default();
+        // WARC headers are UTF-8 (WARC 1.1 section 4). Bytes that are not (a run of 0xFF
+        // over a header, say) mean the header was overwritten: its fields, Content-Length
+        // included, may be another record's, and trusting them would read that record's
+        // block as this one's and lose the records in between without a word.
+        if let Err(e) = std::str::from_utf8(block) {
+            let bad = e.valid_up_to();
+            self.s.consume(bad);
+            self.resync(false);
+            let to = self.s.pos();
+            let msg = format!(
+                "header at byte {at} holds bytes that are not UTF-8 from byte {} (damaged); \
+                 bytes {at}..{to} of the {} skipped",
+                at + bad as u64,
+                self.stream_name()
+            );
+            return Err(Event::Problem(InputError::WarcBadHeader(msg).at(at)));
+        }
         let first = block.split(|&c| c == b'\n').next().unwrap_or_default();
         set_text(&mut cap.warc_version, first.trim_ascii());
         self.head.warc_type.clear();
