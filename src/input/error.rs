@@ -30,6 +30,10 @@ pub enum InputError {
     /// A zstd frame that fails to decode, or bytes where a frame should start.
     #[error("corrupt zstd frame: {0}")]
     ZstdCorruptFrame(String),
+    /// A zstd frame decoded completely but its content checksum (XXH64) does not match
+    /// the data. The data is kept (a warning of the record it belongs to).
+    #[error("zstd content checksum does not match the data: {0}")]
+    ZstdChecksumMismatch(String),
     /// The file ends inside a zstd frame.
     #[error("zstd frame cut short by the end of the file")]
     ZstdTruncatedFrame,
@@ -95,6 +99,7 @@ impl InputError {
             Self::GzipJunk(_) => "gzip_junk",
             Self::GzipCrcMismatch(_) => "gzip_crc_mismatch",
             Self::ZstdCorruptFrame(_) => "zstd_corrupt_frame",
+            Self::ZstdChecksumMismatch(_) => "zstd_checksum_mismatch",
             Self::ZstdTruncatedFrame => "zstd_truncated_frame",
             Self::ZstdDictionary(_) => "zstd_dictionary_unusable",
             Self::WarcBadHeader(_) => "warc_bad_header",

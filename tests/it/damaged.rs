@@ -492,3 +492,45 @@ fn a_byte_run_over_headers_is_an_error_row_and_the_records_after_it_are_read() {
         assert!(!o.docs.contains_key(&r.url), "{} lies in the damage", r.url);
     }
 }
+
+/// `data` as one zstd frame with a content checksum (what `zstd` writes by default).
+fn zstd_with_checksum(data: &[u8]) -> Vec<u8> {
+    let mut enc = zstd::stream::Encoder::new(Vec::new(), 3).expect("encoder");
+    enc.include_checksum(true).expect("checksum flag");
+    enc.write_all(data).expect("zstd");
+    enc.finish().expect("zstd")
+}
+
+#[test]
+fn a_bad_zstd_checksum_keeps_every_record_with_a_warning() {
+    // Issue 22: a whole-file .warc.zst whose only damage was its content checksum kept
+    // 276 of 304 documents: the decoder's checksum error came before its last blocks
+    // were handed out. The reader now checks XXH64 itself and keeps the data.
+    let recs = crawl(400);
+    let file: Vec<u8> = recs.iter().flat_map(|r| r.warc(0)).collect();
+    let mut whole = zstd_with_checksum(&file);
+    let last = whole.len() - 1;
+    whole[last] ^= 0xff; // the stored checksum's last byte
+    let o = census("zstd-checksum", "whole.warc.zst", &whole, &[]);
+    assert_eq!(
+        o.code,
+        Some(0),
+        "a kept record's warning does not change the exit code"
+    );
+    let all: Vec<&Rec> = recs.iter().collect();
+    o.assert_intact(&all);
+    assert_eq!(o.n("documents"), 200);
+    assert_eq!(o.codes(), ["zstd_checksum_mismatch"], "{:?}", o.errors);
+    // The warning belongs to the record holding the frame's last byte: the last one.
+    assert_eq!(o.errors[0].0, Some(o.docs[&recs[399].url].0.clone()));
+
+    // Intact checksums, one frame per record: no warning (the computed XXH64 is right).
+    let per_record: Vec<u8> = recs
+        .iter()
+        .flat_map(|r| zstd_with_checksum(&r.warc(0)))
+        .collect();
+    let o = census("zstd-checksum-ok", "records.warc.zst", &per_record, &[]);
+    assert_eq!(o.code, Some(0));
+    assert!(o.errors.is_empty(), "{:?}", o.errors);
+    o.assert_intact(&all);
+}
