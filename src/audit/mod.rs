@@ -359,8 +359,9 @@ pub fn audit(args: &AuditArgs) -> ExitCode {
     let report = build(&name, &doc, &agents, &urls, &crawlers);
     print!("{}", text::render(&report));
     if let Some(path) = &args.html {
-        if let Err(e) = std::fs::write(path, html::render(&report)) {
-            eprintln!("robots-census: cannot write {}: {e}", path.display());
+        let page = html::render(&report);
+        if let Err(e) = crate::output::dataset::write_atomic(path, page.as_bytes()) {
+            eprintln!("robots-census: {e}");
             return ExitCode::from(2);
         }
     }

@@ -143,8 +143,7 @@ pub fn run(out: &Path, from: &str, to: &str) -> Result<(Summary, PathBuf), Chang
         Ok(summary) => Ok((summary, writer.commit()?)),
         Err(e) => {
             // No half-written file is left behind.
-            drop(writer);
-            let _ = std::fs::remove_file(write::path(out, from, to).with_extension("parquet.tmp"));
+            writer.abandon();
             Err(e)
         }
     }

@@ -82,6 +82,11 @@ impl ChangesWriter {
         Ok(self.file.write(&batch)?)
     }
 
+    /// Drops the file being written, leaving nothing behind.
+    pub fn abandon(self) {
+        self.file.abandon();
+    }
+
     /// Writes the last rows, closes the file and renames it into place.
     pub fn commit(mut self) -> Result<PathBuf, ChangesError> {
         if self.rows > 0 {

@@ -219,9 +219,41 @@ pub fn manifest_path(out: &Path, task: &str) -> PathBuf {
     out.join(MANIFEST_DIR).join(format!("{task}.json"))
 }
 
-/// A temporary name beside `path`, unique to this process: `.<name>.<pid>-<nonce>.tmp`.
-/// Two processes writing the same task (a speculative duplicate, a second `--resume`)
-/// never write into one file; the one that renames last wins, with the same bytes.
+/// How old a temporary of another machine (or PID namespace) must be before a start
+/// removes it: its writer cannot be asked whether it still runs, and no task takes a day.
+pub const FOREIGN_TEMP_MAX_AGE: std::time::Duration = std::time::Duration::from_secs(24 * 3600);
+
+/// This process's "machine": host name, boot id and PID namespace, hashed to 12 hex
+/// digits. Process ids are only meaningful within one: on a shared file system (NFS,
+/// EFS under Kubernetes, where every pod's process may be PID 1) another machine's
+/// process id says nothing about whether its writer still runs.
+pub fn machine_token() -> &'static str {
+    static TOKEN: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    TOKEN.get_or_init(|| {
+        use sha1::Digest;
+        let mut h = sha1::Sha1::new();
+        for part in [
+            fs::read("/proc/sys/kernel/hostname").unwrap_or_default(),
+            fs::read("/proc/sys/kernel/random/boot_id").unwrap_or_default(),
+            fs::read_link("/proc/self/ns/pid")
+                .map(|p| p.into_os_string().into_encoded_bytes())
+                .unwrap_or_default(),
+        ] {
+            h.update(&part);
+            h.update([0]);
+        }
+        h.finalize()
+            .iter()
+            .take(6)
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    })
+}
+
+/// A temporary name beside `path`, unique to this process on any machine:
+/// `.<name>.<machine>-<pid>-<nonce>.tmp` (see [`machine_token`]). Two processes writing
+/// the same task (a speculative duplicate, a second `--resume`, another machine) never
+/// write into one file; the one that renames last wins, with the same bytes.
 pub fn temp_path(path: &Path) -> PathBuf {
     use std::sync::atomic::{AtomicU64, Ordering};
     static NONCE: AtomicU64 = AtomicU64::new(0);
@@ -230,20 +262,53 @@ pub fn temp_path(path: &Path) -> PathBuf {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    path.with_file_name(format!(".{name}.{}-{n}.tmp", std::process::id()))
+    path.with_file_name(format!(
+        ".{name}.{}-{}-{n}.tmp",
+        machine_token(),
+        std::process::id()
+    ))
 }
 
-/// The writing process of a temporary file, from its name.
-pub(crate) fn temp_owner(name: &str) -> Option<u32> {
+/// The writer of a temporary file, from its name: (machine token, process id).
+pub(crate) fn temp_owner(name: &str) -> Option<(&str, u32)> {
     let stem = name.strip_suffix(".tmp")?;
     let (_, tail) = stem.rsplit_once('.')?;
-    tail.split_once('-')?.0.parse().ok()
+    let mut parts = tail.split('-');
+    let (machine, pid) = (parts.next()?, parts.next()?.parse().ok()?);
+    parts.next()?.parse::<u64>().ok()?;
+    (machine.len() == 12 && parts.next().is_none()).then_some((machine, pid))
+}
+
+/// Is the temporary `path` (named by [`temp_path`]) abandoned, so a start may remove
+/// it? Yes when its writer is a process of this machine that no longer runs, or this
+/// process itself; a temporary of another machine only once it is older than
+/// [`FOREIGN_TEMP_MAX_AGE`]. Names not made by `temp_path` are never abandoned.
+pub fn temp_abandoned(path: &Path) -> bool {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let Some((machine, pid)) = temp_owner(&name) else {
+        return false;
+    };
+    if machine == machine_token() {
+        return pid == std::process::id() || !Path::new("/proc").join(pid.to_string()).exists();
+    }
+    fs::symlink_metadata(path)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| t.elapsed().ok())
+        .is_some_and(|age| age > FOREIGN_TEMP_MAX_AGE)
 }
 
 /// Writes `contents` to `path` atomically: a unique temporary name, fsync, rename,
 /// then fsync of the directory so the rename itself survives a crash.
 pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<(), OutputError> {
-    let dir = path.parent().unwrap_or(Path::new("."));
+    // A bare file name has the parent "", which cannot be opened for the fsync.
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
     fs::create_dir_all(dir).map_err(io_err(dir))?;
     let tmp = temp_path(path);
     let result = File::create(&tmp)
@@ -286,8 +351,10 @@ pub fn read_meta(out: &Path) -> Result<Option<DatasetMeta>, String> {
 }
 
 /// Removes temporary files left by processes of this machine that no longer run
-/// (a killed run). Temporaries of live processes (another shard, a speculative
-/// duplicate) are left alone. Returns how many were removed.
+/// (a killed run), and those of other machines older than [`FOREIGN_TEMP_MAX_AGE`].
+/// Temporaries of live processes (another shard, a speculative duplicate, a run on
+/// another machine sharing the file system) are left alone. Returns how many were
+/// removed.
 pub fn remove_leftovers(out: &Path) -> std::io::Result<usize> {
     let mut removed = 0;
     let dirs = Table::ALL
@@ -300,12 +367,7 @@ pub fn remove_leftovers(out: &Path) -> std::io::Result<usize> {
             .into_iter()
             .flatten()
         {
-            let name = entry.file_name().to_string_lossy();
-            let Some(pid) = temp_owner(&name) else {
-                continue;
-            };
-            let alive = Path::new("/proc").join(pid.to_string()).exists();
-            if !alive || pid == std::process::id() {
+            if entry.file_type().is_file() && temp_abandoned(entry.path()) {
                 fs::remove_file(entry.path())?;
                 removed += 1;
             }
@@ -368,8 +430,45 @@ mod tests {
         let tmp = temp_path(Path::new("out/rules/crawl=X/task-00001-ab.parquet"));
         let name = tmp.file_name().unwrap().to_string_lossy().into_owned();
         assert!(name.starts_with(".task-00001-ab.parquet."), "{name}");
-        assert_eq!(temp_owner(&name), Some(std::process::id()));
+        assert_eq!(
+            temp_owner(&name),
+            Some((machine_token(), std::process::id()))
+        );
         assert_eq!(temp_owner("task.parquet"), None);
+        assert!(
+            temp_abandoned(&tmp),
+            "this process's own temporaries are stale"
+        );
+    }
+
+    #[test]
+    fn another_machines_temporaries_are_kept_until_they_are_old() {
+        // Issue 22: a start removed every temporary whose PID was not alive in *this*
+        // machine's /proc, so two machines sharing one --out deleted each other's parts.
+        let dir = std::env::temp_dir().join(format!("rc-foreign-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        // PID 1 runs here too: only the machine token tells the writer apart.
+        let foreign = dir.join(".task-00000-ab.parquet.0123456789ab-999999-0.tmp");
+        let local_dead = dir.join(format!(
+            ".task-00001-ab.parquet.{}-999999-0.tmp",
+            machine_token()
+        ));
+        fs::write(&foreign, b"x").unwrap();
+        fs::write(&local_dead, b"x").unwrap();
+        assert_ne!(machine_token(), "0123456789ab");
+        assert!(
+            !temp_abandoned(&foreign),
+            "a fresh foreign temporary is in flight"
+        );
+        assert!(temp_abandoned(&local_dead), "no process 999999 runs here");
+        let old = std::time::SystemTime::now() - FOREIGN_TEMP_MAX_AGE * 2;
+        File::options()
+            .write(true)
+            .open(&foreign)
+            .and_then(|f| f.set_modified(old))
+            .unwrap();
+        assert!(temp_abandoned(&foreign), "a day-old temporary is abandoned");
+        fs::remove_dir_all(&dir).unwrap();
         assert_ne!(
             temp_path(Path::new("a.parquet")),
             temp_path(Path::new("a.parquet"))

@@ -40,7 +40,7 @@ pub enum OutTarget {
 }
 
 /// Staging directories are [`dataset::temp_path`]s of this name in `$TMPDIR`:
-/// `.robots-census-staging.<pid>-<n>.tmp`.
+/// `.robots-census-staging.<machine>-<pid>-<n>.tmp`.
 const STAGING_NAME: &str = "robots-census-staging";
 const STAGING_PREFIX: &str = ".robots-census-staging.";
 
@@ -317,9 +317,7 @@ impl OutTarget {
             if !name.starts_with(STAGING_PREFIX) {
                 continue;
             }
-            let dead = dataset::temp_owner(&name)
-                .is_some_and(|pid| !Path::new("/proc").join(pid.to_string()).exists());
-            if dead {
+            if dataset::temp_abandoned(&entry.path()) {
                 let _ = std::fs::remove_dir_all(entry.path());
             }
         }
@@ -368,7 +366,10 @@ mod tests {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         assert!(name.starts_with(STAGING_PREFIX), "{name}");
-        assert_eq!(dataset::temp_owner(&name), Some(std::process::id()));
+        assert_eq!(
+            dataset::temp_owner(&name),
+            Some((dataset::machine_token(), std::process::id()))
+        );
         let bare = parse("s3://bucket").expect("bucket root");
         let OutTarget::S3 { root, .. } = &bare else {
             panic!("{bare:?}")
@@ -378,11 +379,22 @@ mod tests {
             "s3://bucket/_dataset.json"
         );
         // A staging directory of a process that is gone is removed; ours is too.
-        let dead = std::env::temp_dir().join(format!("{STAGING_PREFIX}4000000000-0.tmp"));
+        let dead = std::env::temp_dir().join(format!(
+            "{STAGING_PREFIX}{}-4000000000-0.tmp",
+            dataset::machine_token()
+        ));
+        // One of another machine's (a shared $TMPDIR), in use: kept.
+        let foreign = std::env::temp_dir().join(format!("{STAGING_PREFIX}0123456789ab-1-0.tmp"));
+        std::fs::create_dir_all(&foreign).expect("mkdir");
         std::fs::create_dir_all(dead.join("rules/crawl=X")).expect("mkdir");
         std::fs::create_dir_all(staging).expect("mkdir");
         s3.clean_staging();
         assert!(!dead.exists() && !staging.exists());
+        assert!(
+            foreign.exists(),
+            "another machine's staging directory is left alone"
+        );
+        std::fs::remove_dir_all(&foreign).expect("rm");
         for http in ["http://127.0.0.1:9/out", "https://example.com/x"] {
             let err = parse(http).expect_err(http);
             assert_eq!(err.code(), "remote_bad_location");

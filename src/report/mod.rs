@@ -167,17 +167,13 @@ pub fn build(args: &ReportArgs) -> Result<Summary, ReportError> {
     Ok(summary)
 }
 
-/// Writes beside the target and renames, so a reader never sees half a page.
+/// Writes beside the target and renames (the one write protocol of
+/// [`crate::output::dataset::write_atomic`]), so a reader never sees half a page.
 fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), ReportError> {
-    let io = |source| ReportError::Io {
+    crate::output::dataset::write_atomic(path, bytes).map_err(|e| ReportError::Io {
         path: path.to_owned(),
-        source,
-    };
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(format!(".tmp-{}", std::process::id()));
-    let tmp = PathBuf::from(tmp);
-    std::fs::write(&tmp, bytes).map_err(io)?;
-    std::fs::rename(&tmp, path).map_err(io)
+        source: std::io::Error::other(e.to_string()),
+    })
 }
 
 /// The `report` subcommand: exit codes in `REPORT_AFTER_HELP`.

@@ -158,7 +158,7 @@ pub fn run(options: &Options) -> Result<Report, SitesError> {
     let mut ranked_sites: Vec<(&str, i64)> = ranked.iter().map(|(s, r)| (s.as_str(), *r)).collect();
     ranked_sites.sort_unstable();
     // Written beside the old table, which is replaced only when every crawl is done.
-    let staging = out.join(format!(".sites.tmp-{}", std::process::id()));
+    let staging = crate::output::dataset::temp_path(&out.join(Table::Sites.name()));
     let io = |path: &Path| {
         let path = path.to_owned();
         move |source| SitesError::Io { path, source }

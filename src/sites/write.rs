@@ -169,7 +169,9 @@ impl TableFile {
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(io)?;
         }
-        let tmp = path.with_extension("parquet.tmp");
+        // The one temporary naming scheme (machine, process, nonce): two steps writing
+        // the same table at once never share a file, and starts know whose it is.
+        let tmp = crate::output::dataset::temp_path(path);
         let file = File::create(&tmp).map_err(io)?;
         let writer = ArrowWriter::try_new(
             BufWriter::new(file),
@@ -207,15 +209,39 @@ impl TableFile {
                 path: self.tmp.clone(),
                 source,
             })?;
-        file.flush().map_err(|source| SitesError::Io {
-            path: self.tmp.clone(),
-            source,
-        })?;
+        let synced = file
+            .flush()
+            .and_then(|()| file.get_ref().sync_all())
+            .map_err(|source| SitesError::Io {
+                path: self.tmp.clone(),
+                source,
+            });
         drop(file);
-        std::fs::rename(&self.tmp, &self.path).map_err(|source| SitesError::Io {
-            path: self.path.clone(),
-            source,
-        })?;
+        let renamed = synced.and_then(|()| {
+            std::fs::rename(&self.tmp, &self.path).map_err(|source| SitesError::Io {
+                path: self.path.clone(),
+                source,
+            })
+        });
+        if let Err(e) = renamed {
+            // Best effort: the error being returned is the one that matters.
+            std::fs::remove_file(&self.tmp).ok();
+            return Err(e);
+        }
+        if let Some(dir) = self.path.parent() {
+            crate::output::dataset::sync_dir(dir).map_err(|e| SitesError::Io {
+                path: dir.to_owned(),
+                source: std::io::Error::other(e.to_string()),
+            })?;
+        }
         Ok(self.path)
+    }
+
+    /// Drops the file being written and removes its temporary name.
+    pub fn abandon(self) {
+        let tmp = self.tmp.clone();
+        drop(self.writer);
+        // Best effort after an error that is reported by the caller.
+        std::fs::remove_file(&tmp).ok();
     }
 }

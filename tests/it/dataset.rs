@@ -436,3 +436,81 @@ fn shards_union_to_a_full_run_and_status_tracks_them() {
         "union of shards = full run"
     );
 }
+
+/// Can this machine run a command in a new PID namespace (root, util-linux `unshare`)?
+fn pid_namespaces_available() -> bool {
+    std::process::Command::new("unshare")
+        .args(["--pid", "--fork", "--mount-proc", "true"])
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+#[test]
+fn two_machines_sharing_one_out_do_not_delete_each_others_parts() {
+    // Issue 22: a start removed every temporary whose PID was not alive in *its own*
+    // /proc. Two machines writing shards into one directory on a shared file system (two
+    // PID namespaces here, where each run is PID 1 or near) deleted each other's
+    // in-flight parts: "cannot write .../task-....parquet: No such file or directory".
+    if !pid_namespaces_available() {
+        eprintln!(
+            "skipped: `unshare --pid --fork --mount-proc` is not available here (needs root)"
+        );
+        return;
+    }
+    let dir = scratch("dataset-two-machines");
+    let root = dir.join("in");
+    std::fs::create_dir_all(&root).expect("dirs");
+    let inputs: Vec<PathBuf> = (0..24)
+        .map(|i| {
+            let p = root.join(format!("m{i:02}.warc.gz"));
+            warc(&p, Some("CC-MAIN-2024-10"), 1500, &format!("m{i}x"));
+            p
+        })
+        .collect();
+    let full = dir.join("full");
+    let flags = ["--threads", "1", "--inputs-per-task", "1"];
+    let reference = run(&inputs, &full, &flags);
+    assert_eq!(reference.status.code(), Some(0), "{}", stderr(&reference));
+    let out = dir.join("shared-out");
+    std::fs::create_dir_all(&out).expect("out");
+    let machine = |shard: &str| {
+        std::process::Command::new("unshare")
+            .args(["--pid", "--fork", "--mount-proc"])
+            .arg(env!("CARGO_BIN_EXE_robots-census"))
+            .arg("run")
+            .args(&inputs)
+            .arg("--out")
+            .arg(&out)
+            .args(flags)
+            .args(["--quiet", "--resume", "--shard", shard])
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("spawn unshare")
+    };
+    let a = machine("0/2");
+    // The second machine starts while the first has parts in flight.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let in_flight = || {
+        walkdir::WalkDir::new(&out)
+            .into_iter()
+            .flatten()
+            .any(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+    };
+    while !in_flight() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    let b = machine("1/2");
+    for (name, child) in [("shard 0/2", a), ("shard 1/2", b)] {
+        let output = child.wait_with_output().expect("wait");
+        assert_eq!(output.status.code(), Some(0), "{name}: {}", stderr(&output));
+    }
+    let status = bin().arg("status").arg(&out).output().expect("status");
+    assert_eq!(status.status.code(), Some(0), "{}", stderr(&status));
+    let mut union = crate::support::tree(&out);
+    assert!(union.remove("_SUCCESS").is_some());
+    assert_eq!(
+        union,
+        crate::support::tree(&full),
+        "union of the machines = one run"
+    );
+}
