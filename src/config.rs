@@ -148,13 +148,14 @@ impl RunConfig {
             .filter(|p| !p.is_empty())
             .map(str::to_owned)
             .collect();
-        let per_doc = paths.len()
-            + if urls.is_empty() {
-                0
-            } else {
-                args.urls_per_host
-            };
-        let questions = agents.len() * per_doc;
+        // Saturating: `--urls-per-host 18446744073709551615` must be refused, not wrap
+        // around to a small count that passes the check.
+        let per_doc = paths.len().saturating_add(if urls.is_empty() {
+            0
+        } else {
+            args.urls_per_host
+        });
+        let questions = agents.len().saturating_mul(per_doc);
         if questions > MAX_QUESTIONS_PER_DOCUMENT {
             return Err(ConfigError::TooManyQuestions {
                 agents: agents.len(),

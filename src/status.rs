@@ -119,21 +119,20 @@ pub fn status(args: &StatusArgs) -> ExitCode {
         if !status.failed_tasks.is_empty() {
             println!("tasks to retry: {:?}", status.failed_tasks);
         }
-        println!(
-            "{}",
-            if status.complete {
-                "complete: _SUCCESS written"
-            } else {
-                "incomplete"
-            }
-        );
     }
     if !status.complete {
+        if !args.json {
+            println!("incomplete");
+        }
         return ExitCode::from(1);
     }
+    // "complete" is said only once _SUCCESS is really there.
     if let Err(e) = out.write_file(dataset::SUCCESS_FILE, json.as_bytes()) {
         eprintln!("robots-census status: {e}");
         return ExitCode::from(2);
+    }
+    if !args.json {
+        println!("complete: _SUCCESS written");
     }
     ExitCode::SUCCESS
 }

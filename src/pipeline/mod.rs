@@ -26,7 +26,7 @@ mod stream;
 mod task;
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 pub use document::{doc_id, parse_warc_date};
@@ -109,10 +109,12 @@ fn run_tasks(
             .map(|p| std::fs::metadata(p).map_or(0, |m| m.len()))
             .sum()
     };
-    let progress = Progress::new(tasks.iter().map(size).sum(), config.quiet);
+    // Each input is stat'ed once (not once per comparison of the sort).
+    let sizes: Vec<u64> = tasks.iter().map(size).collect();
+    let progress = Progress::new(sizes.iter().sum(), config.quiet);
     // Largest tasks first, so one big input does not start last; results keep task order.
     let mut order: Vec<usize> = (0..tasks.len()).collect();
-    order.sort_by_key(|&i| std::cmp::Reverse(size(&tasks[i])));
+    order.sort_by_key(|&i| std::cmp::Reverse(sizes[i]));
     let next = AtomicUsize::new(0);
     let slots = Slots::new(config.threads, stores);
     let results: Mutex<Vec<Option<Result<TaskOutcome, PipelineError>>>> =
@@ -139,14 +141,14 @@ fn run_tasks(
                         FAILED.store(true, Ordering::Relaxed);
                     }
                 }
-                if let Ok(mut done) = results.lock() {
-                    done[i] = Some(result);
-                }
+                // A poisoned lock still holds every result stored so far: losing them
+                // would report a run with failed tasks as an empty success.
+                results.lock().unwrap_or_else(PoisonError::into_inner)[i] = Some(result);
             });
         }
     });
     progress.finish();
-    let results = results.into_inner().unwrap_or_default();
+    let results = results.into_inner().unwrap_or_else(PoisonError::into_inner);
     // The first real error wins over the interruptions it caused.
     let mut interrupted = false;
     let mut summary = Summary {

@@ -319,6 +319,28 @@ fn too_many_questions_per_document_is_a_usage_error() {
         "{}",
         stderr(&output)
     );
+    // Issue 22: paths + urls_per_host wrapped around to a count that passed the check.
+    let urls = dir.join("urls.txt");
+    std::fs::write(&urls, "https://a0x0.example/x\n").expect("urls");
+    let huge = (usize::MAX - 1).to_string();
+    let output = run(
+        &inputs,
+        &dir.join("out-wrap"),
+        &[
+            "--paths",
+            "/,/a",
+            "--urls",
+            urls.to_str().expect("utf-8 path"),
+            "--urls-per-host",
+            &huge,
+        ],
+    );
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("questions per document"),
+        "{}",
+        stderr(&output)
+    );
 }
 
 #[test]
