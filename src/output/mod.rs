@@ -321,35 +321,33 @@ impl PartWriter {
         Ok(())
     }
 
-    /// Closes every part, fsyncs it and renames it into place (then fsyncs the
-    /// directories), so a manifest written after this never names a part that a
-    /// crash could lose.
-    pub fn commit(mut self) -> Result<Vec<dataset::PartFile>, OutputError> {
+    /// Closes every part and fsyncs it under its temporary name; nothing is renamed yet
+    /// (see [`commit_parts`]). On error every temporary file is removed.
+    pub fn close(mut self) -> Result<ClosedParts, OutputError> {
         self.flush_row_groups(|_| true)?;
-        let mut done = Vec::with_capacity(self.parts.len());
-        let mut parts = std::mem::take(&mut self.parts).into_iter();
-        while let Some(part) = parts.next() {
-            let committed = Self::commit_part(&part.tmp, &part.path, part.file);
-            if let Err(e) = committed {
-                let _ = fs::remove_file(&part.tmp);
-                for rest in parts {
-                    let _ = fs::remove_file(&rest.tmp);
-                }
-                return Err(e);
-            }
-            done.push(dataset::PartFile {
-                table: part.table.name().to_owned(),
-                crawl: part.crawl,
-                path: part.relative.to_string_lossy().into_owned(),
-                rows: part.rows,
+        let mut closed = ClosedParts::default();
+        // Parts moved into `closed` one by one: the Drops of both remove what is left.
+        while let Some(part) = self.parts.pop() {
+            let tmp = part.tmp.clone();
+            let synced = Self::close_part(&tmp, part.file);
+            closed.parts.push(ClosedPart {
+                tmp,
+                path: part.path,
+                file: dataset::PartFile {
+                    table: part.table.name().to_owned(),
+                    crawl: part.crawl,
+                    path: part.relative.to_string_lossy().into_owned(),
+                    rows: part.rows,
+                },
             });
+            synced?;
         }
-        Ok(done)
+        closed.parts.reverse();
+        Ok(closed)
     }
 
-    fn commit_part(
+    fn close_part(
         tmp: &Path,
-        path: &Path,
         file: SerializedFileWriter<BufWriter<File>>,
     ) -> Result<(), OutputError> {
         let file = file.into_inner().map_err(parquet_err(tmp))?;
@@ -357,10 +355,7 @@ impl PartWriter {
             path: tmp.to_owned(),
             source: e.into_error(),
         })?;
-        file.sync_all().map_err(io_err(tmp))?;
-        drop(file);
-        fs::rename(tmp, path).map_err(io_err(path))?;
-        dataset::sync_dir(path.parent().unwrap_or(Path::new(".")))
+        file.sync_all().map_err(io_err(tmp))
     }
 
     /// Removes the temporary files of a task that will not complete.
@@ -378,6 +373,88 @@ impl Drop for PartWriter {
             let _ = fs::remove_file(&part.tmp);
         }
     }
+}
+
+/// One closed and fsynced part under its temporary name.
+struct ClosedPart {
+    tmp: PathBuf,
+    path: PathBuf,
+    file: dataset::PartFile,
+}
+
+/// The closed parts of a task (every crawl), not yet in place. Dropped without
+/// [`commit_parts`], their temporary files are removed.
+#[derive(Default)]
+pub struct ClosedParts {
+    parts: Vec<ClosedPart>,
+}
+
+impl ClosedParts {
+    /// Adds the parts of another crawl of the same task.
+    pub fn extend(&mut self, other: ClosedParts) {
+        let mut other = other;
+        self.parts.append(&mut other.parts);
+    }
+}
+
+impl Drop for ClosedParts {
+    fn drop(&mut self) {
+        for part in self.parts.drain(..) {
+            // Best effort: the task failed, and its error is what gets reported.
+            fs::remove_file(&part.tmp).ok();
+        }
+    }
+}
+
+/// Puts a task's closed parts in place, all or nothing: first the parts an earlier
+/// attempt of the same task wrote under other crawl partitions are removed (a run that
+/// exited 75 may have named its crawl `unknown`, a resumed one the real crawl: both
+/// would be read), then every part is renamed; if one rename fails, the parts already
+/// renamed are removed again, so no task is left half in place. Directories are fsynced
+/// last. `out` is the dataset root, `task` the task name.
+pub fn commit_parts(
+    out: &Path,
+    task: &str,
+    mut closed: ClosedParts,
+) -> Result<Vec<dataset::PartFile>, OutputError> {
+    let parts = std::mem::take(&mut closed.parts);
+    let ours: std::collections::HashSet<&Path> = parts.iter().map(|p| p.path.as_path()).collect();
+    let file_name = format!("{task}.parquet");
+    let mut dirs = std::collections::BTreeSet::new();
+    for table in Table::ALL {
+        let Ok(crawls) = fs::read_dir(out.join(table.name())) else {
+            continue;
+        };
+        for crawl in crawls.flatten() {
+            let stale = crawl.path().join(&file_name);
+            if !ours.contains(stale.as_path()) && stale.exists() {
+                fs::remove_file(&stale).map_err(io_err(&stale))?;
+                dirs.insert(crawl.path());
+            }
+        }
+    }
+    let mut renamed: Vec<&Path> = Vec::with_capacity(parts.len());
+    for part in &parts {
+        if let Err(e) = fs::rename(&part.tmp, &part.path) {
+            for path in renamed {
+                // Best effort undo; the rename error is the one reported.
+                fs::remove_file(path).ok();
+            }
+            for part in &parts {
+                fs::remove_file(&part.tmp).ok();
+            }
+            return Err(OutputError::Io {
+                path: part.path.clone(),
+                source: e,
+            });
+        }
+        renamed.push(&part.path);
+        dirs.extend(part.path.parent().map(Path::to_owned));
+    }
+    for dir in &dirs {
+        dataset::sync_dir(dir)?;
+    }
+    Ok(parts.into_iter().map(|p| p.file).collect())
 }
 
 /// Scheme, host and non-default port of a URL, as WHATWG URL parsing gives them

@@ -12,7 +12,9 @@ use super::{should_stop, PipelineError};
 use crate::config::RunConfig;
 use crate::input::Unreadable;
 use crate::output::dataset::{InputReport, PartFile, Task, TaskManifest, FORMAT_VERSION};
-use crate::output::{Batches, OutputError, PartWriter, Problem, TableSet};
+use crate::output::{
+    commit_parts, Batches, ClosedParts, OutputError, PartWriter, Problem, TableSet,
+};
 use crate::progress::Progress;
 use crate::store::Stores;
 
@@ -51,13 +53,14 @@ impl<'a> TaskWriters<'a> {
         drop(self);
     }
 
-    /// Commits every part, crawl by crawl.
+    /// Closes and fsyncs every part of every crawl, then puts them all in place at
+    /// once ([`commit_parts`]): an error leaves none of them renamed.
     fn commit(self) -> Result<Vec<PartFile>, OutputError> {
-        let mut files = Vec::new();
+        let mut closed = ClosedParts::default();
         for (_, writer) in self.by_crawl {
-            files.extend(writer.commit()?);
+            closed.extend(writer.close()?);
         }
-        Ok(files)
+        commit_parts(self.out, self.task, closed)
     }
 }
 

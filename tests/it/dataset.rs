@@ -536,3 +536,97 @@ fn two_machines_sharing_one_out_do_not_delete_each_others_parts() {
         "union of the machines = one run"
     );
 }
+
+/// The task names of a finished run, from its manifests, in order.
+fn task_names(out: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(out.join("_manifests"))
+        .expect("manifests")
+        .flatten()
+        .map(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .trim_end_matches(".json")
+                .to_owned()
+        })
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn a_resumed_task_removes_what_an_earlier_attempt_wrote_under_another_crawl() {
+    // Issue 22: an attempt that exited 75 before reading the warcinfo record wrote its
+    // parts under crawl=unknown (with its error row); the resumed task wrote crawl=<real>
+    // beside them, and a glob over errors/*/*.parquet still read the stale row.
+    let dir = scratch("dataset-stale-attempt");
+    let inputs = inputs(&dir);
+    let reference = dir.join("reference");
+    assert_eq!(run(&inputs, &reference, &[]).status.code(), Some(0));
+    let out = dir.join("out");
+    assert_eq!(run(&inputs, &out, &[]).status.code(), Some(0));
+    // Task 0 as an earlier, failed attempt left it: parts under crawl=unknown, no manifest.
+    let task = task_names(&out).remove(0);
+    let mut planted = Vec::new();
+    for table in TABLES {
+        let stale_dir = out.join(table).join("crawl=unknown");
+        std::fs::create_dir_all(&stale_dir).expect("mkdir");
+        let from = crate::support::parts(&out, table)
+            .into_iter()
+            .find(|p| p.to_string_lossy().contains(&task))
+            .expect("a part of task 0");
+        let stale = stale_dir.join(from.file_name().expect("name"));
+        std::fs::copy(&from, &stale).expect("copy");
+        planted.push(stale);
+    }
+    std::fs::remove_file(out.join("_manifests").join(format!("{task}.json"))).expect("rm");
+    let resumed = run(&inputs, &out, &["--resume"]);
+    assert_eq!(resumed.status.code(), Some(0), "{}", stderr(&resumed));
+    for stale in &planted {
+        assert!(
+            !stale.exists(),
+            "{} is left from the earlier attempt",
+            stale.display()
+        );
+    }
+    for table in TABLES {
+        // The emptied crawl=unknown directories may stay; no part file may.
+        let _ = std::fs::remove_dir(out.join(table).join("crawl=unknown"));
+    }
+    assert_eq!(crate::support::tree(&out), crate::support::tree(&reference));
+}
+
+#[test]
+fn a_task_whose_commit_fails_leaves_none_of_its_parts_in_place() {
+    // Issue 22: parts were renamed one by one; an error at part k left parts 1..k-1 in
+    // place with no manifest, where a glob over the tables reads them.
+    let dir = scratch("dataset-half-commit");
+    let inputs = inputs(&dir);
+    let reference = dir.join("reference");
+    assert_eq!(run(&inputs, &reference, &[]).status.code(), Some(0));
+    let task = task_names(&reference).remove(0);
+    let rules_part = crate::support::parts(&reference, "rules")
+        .into_iter()
+        .find(|p| p.to_string_lossy().contains(&task))
+        .expect("a rules part of task 0");
+    let out = dir.join("out");
+    // A directory where task 0's rules part must go: its rename fails.
+    let blocker = out.join(rules_part.strip_prefix(&reference).expect("relative"));
+    std::fs::create_dir_all(blocker.join("in-the-way")).expect("blocker");
+    let failed = run(&inputs, &out, &["--threads", "1", "--resume"]);
+    assert_eq!(failed.status.code(), Some(2), "{}", stderr(&failed));
+    assert!(stderr(&failed).contains(&task), "{}", stderr(&failed));
+    for entry in walkdir::WalkDir::new(&out).into_iter().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        assert!(
+            !(name.starts_with(&task) && entry.file_type().is_file()),
+            "{} is in place although its task did not commit",
+            entry.path().display()
+        );
+        assert!(
+            !name.ends_with(".tmp"),
+            "{} left behind",
+            entry.path().display()
+        );
+    }
+    assert!(!out.join("_manifests").join(format!("{task}.json")).exists());
+}
