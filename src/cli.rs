@@ -261,4 +261,11 @@ pub struct RunArgs {
     /// CSV column holding a host, standing in for the URL as `https://<host>/robots.txt`.
     #[arg(long, value_name = "NAME")]
     pub csv_host_column: Option<String>,
+
+    /// Largest zstd window accepted, as log2 (27 = 128 MiB, what `zstd --long` writes; at
+    /// most 31). A frame asking for more is an error row, so a small hostile file cannot
+    /// make the decoder allocate gigabytes. Memory: up to 2^N bytes per input being read.
+    #[arg(long, default_value_t = crate::limits::ZSTD_WINDOW_LOG_DEFAULT, value_name = "N",
+          value_parser = clap::value_parser!(u32).range(10..=31))]
+    pub zstd_window_log_max: u32,
 }

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::cli::RunArgs;
-use crate::input::CsvOptions;
+use crate::input::{CsvOptions, ReadOptions};
 use crate::limits::MAX_QUESTIONS_PER_DOCUMENT;
 use crate::output::dataset::{self, Settings, FORMAT_VERSION};
 use crate::output::{OutTarget, TableSet};
@@ -83,7 +83,7 @@ pub struct RunConfig {
     pub quiet: bool,
     pub resume: bool,
     pub strict: bool,
-    pub csv: CsvOptions,
+    pub read: ReadOptions,
     pub agents: Vec<String>,
     pub urls: UrlPlan,
     /// Most URLs sampled per host (`--urls-per-host`).
@@ -201,6 +201,10 @@ impl RunConfig {
         settings.set("seed", args.seed.to_string());
         settings.set("tables", tables.names().join(","));
         settings.set("csv", format!("{csv:?}"));
+        // Recorded only when not the default, so earlier datasets keep their fingerprint.
+        if args.zstd_window_log_max != crate::limits::ZSTD_WINDOW_LOG_DEFAULT {
+            settings.set("zstd_window_log_max", args.zstd_window_log_max.to_string());
+        }
         settings.set("default_crawl", args.default_crawl.clone());
         let shard = args.shard.as_deref().map(parse_shard).transpose()?;
         let out = OutTarget::parse(&args.out, store, None).map_err(ConfigError::Out)?;
@@ -222,7 +226,10 @@ impl RunConfig {
             quiet: args.quiet,
             resume: args.resume,
             strict: args.strict,
-            csv,
+            read: ReadOptions {
+                csv,
+                zstd_window_log_max: args.zstd_window_log_max,
+            },
             agents,
             urls: UrlPlan::new(paths, &urls, Some(args.urls_per_host), args.seed),
             urls_per_host: args.urls_per_host,

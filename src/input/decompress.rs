@@ -155,6 +155,7 @@ impl Units {
 pub(crate) fn open_stream(
     reader: Box<dyn Read + Send>,
     name_hint: &str,
+    zstd_window_log_max: u32,
 ) -> Result<Stream, InputProblem> {
     let mut raw = Buffered::new(ReadSource::new(reader));
     let head = raw.fill(detect::MAGIC_LEN);
@@ -171,7 +172,7 @@ pub(crate) fn open_stream(
     let decoded: Box<dyn Decoded> = match compression {
         Compression::None => Box::new(PlainSource { inner: raw }),
         Compression::Gzip => Box::new(GzipSource::new(raw)),
-        Compression::Zstd => Box::new(ZstdSource::new(raw)?),
+        Compression::Zstd => Box::new(ZstdSource::new(raw, zstd_window_log_max)?),
         Compression::Unsupported(name) => {
             return Err(
                 InputError::Unsupported(format!("{name} compression is not supported")).at(0),

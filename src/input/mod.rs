@@ -207,6 +207,24 @@ impl Default for CsvOptions {
     }
 }
 
+/// How inputs are read: CSV columns, and the largest zstd window a frame may ask for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadOptions {
+    pub csv: CsvOptions,
+    /// log2 of the largest zstd window accepted (`--zstd-window-log-max`); a frame asking
+    /// for more is a `zstd_corrupt_frame` row and the reader goes on at the next frame.
+    pub zstd_window_log_max: u32,
+}
+
+impl Default for ReadOptions {
+    fn default() -> Self {
+        Self {
+            csv: CsvOptions::default(),
+            zstd_window_log_max: crate::limits::ZSTD_WINDOW_LOG_DEFAULT,
+        }
+    }
+}
+
 /// A stream of [`Event`]s from one input.
 pub trait CaptureReader: Send {
     /// The next event, `None` at end of input. Every record seen yields exactly one
@@ -224,7 +242,7 @@ pub trait CaptureReader: Send {
 
 /// Opens `path`, sniffs its format from the content (the extension is only a hint)
 /// and returns a reader of its captures.
-pub fn open_input(path: &Path, csv: &CsvOptions) -> Result<Box<dyn CaptureReader>, InputProblem> {
+pub fn open_input(path: &Path, opts: &ReadOptions) -> Result<Box<dyn CaptureReader>, InputProblem> {
     // A FIFO or a device would block `open` or never end: only regular files are read.
     if let Ok(meta) = std::fs::metadata(path) {
         if !meta.is_file() {
@@ -241,7 +259,7 @@ pub fn open_input(path: &Path, csv: &CsvOptions) -> Result<Box<dyn CaptureReader
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    open_read(Box::new(file), &name, csv)
+    open_read(Box::new(file), &name, opts)
 }
 
 /// Like [`open_input`] over any byte stream; `name_hint` (a file name) is used only
@@ -249,12 +267,12 @@ pub fn open_input(path: &Path, csv: &CsvOptions) -> Result<Box<dyn CaptureReader
 pub fn open_read(
     reader: Box<dyn Read + Send>,
     name_hint: &str,
-    csv: &CsvOptions,
+    opts: &ReadOptions,
 ) -> Result<Box<dyn CaptureReader>, InputProblem> {
-    let stream = decompress::open_stream(reader, name_hint)?;
+    let stream = decompress::open_stream(reader, name_hint, opts.zstd_window_log_max)?;
     match detect::container(stream, name_hint) {
         (detect::Container::Warc, stream) => Ok(Box::new(warc::WarcReader::new(stream))),
-        (detect::Container::Csv, stream) => Ok(Box::new(csv::CsvReader::new(stream, csv)?)),
+        (detect::Container::Csv, stream) => Ok(Box::new(csv::CsvReader::new(stream, &opts.csv)?)),
     }
 }
 

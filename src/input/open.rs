@@ -4,7 +4,7 @@
 //! is kept, so the caller can tell a transient failure (read the input again later)
 //! from damaged data.
 
-use super::{open_input, open_read, CaptureReader, CsvOptions, InputProblem};
+use super::{open_input, open_read, CaptureReader, InputProblem, ReadOptions};
 use crate::store::{FailureHandle, Location, StoreError, Stores};
 
 /// Why an input could not be read at all: its one input-level `errors` row.
@@ -42,10 +42,10 @@ impl From<InputProblem> for Unreadable {
 pub fn open_location(
     input: &Location,
     stores: Option<&Stores>,
-    csv: &CsvOptions,
+    opts: &ReadOptions,
 ) -> Result<(Box<dyn CaptureReader>, Option<FailureHandle>), Unreadable> {
     if let Location::Local(path) = input {
-        return open_input(path, csv)
+        return open_input(path, opts)
             .map(|reader| (reader, None))
             .map_err(Unreadable::from);
     }
@@ -53,7 +53,7 @@ pub fn open_location(
         .ok_or_else(|| Unreadable::from(&StoreError::Setup(format!("{input}: no store handle"))))?;
     let remote = stores.open_read(input).map_err(|e| Unreadable::from(&e))?;
     let failure = remote.failure();
-    match open_read(Box::new(remote), &input.file_name(), csv) {
+    match open_read(Box::new(remote), &input.file_name(), opts) {
         Ok(reader) => Ok((reader, Some(failure))),
         // A store failure while sniffing the format is the store's, not the format's.
         Err(problem) => Err(match failure.get() {

@@ -48,11 +48,11 @@ fn drain(mut reader: Box<dyn CaptureReader>) -> Drained {
 }
 
 fn open(path: &Path) -> Result<Drained, InputProblem> {
-    open_input(path, &CsvOptions::default()).map(drain)
+    open_input(path, &ReadOptions::default()).map(drain)
 }
 
 fn open_bytes(bytes: Vec<u8>, hint: &str) -> Result<Drained, InputProblem> {
-    open_read(Box::new(Cursor::new(bytes)), hint, &CsvOptions::default()).map(drain)
+    open_read(Box::new(Cursor::new(bytes)), hint, &ReadOptions::default()).map(drain)
 }
 
 fn sample(name: &str) -> PathBuf {
@@ -519,7 +519,7 @@ fn body_of_100_mb_is_kept_to_the_cap() {
     let reader = open_read(
         streamed(head.into_bytes(), SIZE, b'#', tail),
         "big.warc",
-        &CsvOptions::default(),
+        &ReadOptions::default(),
     );
     let d = drain(reader.unwrap());
     assert_eq!(d.captures.len(), 2);
@@ -723,6 +723,10 @@ fn csv_host_column_gzip_and_missing_columns() {
         host_column: Some("host".into()),
         ..CsvOptions::default()
     };
+    let opts = ReadOptions {
+        csv: opts,
+        ..ReadOptions::default()
+    };
     let r = open_read(Box::new(Cursor::new(gzip(&csv))), "dump.csv.gz", &opts).unwrap();
     let d = drain(r);
     assert_eq!(d.captures.len(), 2);
@@ -747,7 +751,7 @@ fn csv_body_over_the_cap_streams() {
         b'a',
         b"\"\nhttp://y/robots.txt,b\n".to_vec(),
     );
-    let d = drain(open_read(r, "x.csv", &CsvOptions::default()).unwrap());
+    let d = drain(open_read(r, "x.csv", &ReadOptions::default()).unwrap());
     assert_eq!(d.captures.len(), 2);
     assert_eq!(d.captures[0].body.len(), BODY_KEEP_CAP);
     assert_eq!(d.captures[0].body_size, SIZE);
@@ -785,7 +789,7 @@ fn corpus_seeds() -> Vec<(Vec<u8>, &'static str)> {
 }
 
 fn must_not_panic(bytes: Vec<u8>, hint: &str) {
-    if let Ok(r) = open_read(Box::new(Cursor::new(bytes)), hint, &CsvOptions::default()) {
+    if let Ok(r) = open_read(Box::new(Cursor::new(bytes)), hint, &ReadOptions::default()) {
         drain(r);
     }
 }
@@ -1172,7 +1176,7 @@ fn csv_huge_cells_stream_in_every_column() {
     let r = Box::new(r.chain(std::io::repeat(b'u').take(SIZE)).chain(Cursor::new(
         b"/robots.txt,x,b2\r\nhttp://z/robots.txt,y,b3".to_vec(),
     )));
-    let d = drain(open_read(r, "x.csv", &CsvOptions::default()).unwrap());
+    let d = drain(open_read(r, "x.csv", &ReadOptions::default()).unwrap());
     assert!(d.problems.is_empty(), "{:?}", d.problems);
     assert_eq!(d.captures.len(), 3);
     assert_eq!(d.captures[0].body, b"b1");

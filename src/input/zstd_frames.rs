@@ -44,6 +44,8 @@ pub(crate) struct ZstdSource {
     out_pos: u64,
     frame_cstart: u64,
     dict: Vec<u8>,
+    /// log2 of the largest window a frame may ask for (`--zstd-window-log-max`).
+    window_log_max: u32,
     /// A problem met after data that was returned first.
     pending: Option<InputProblem>,
     /// XXH64 of the current frame's decoded bytes, when its header says it has a checksum.
@@ -54,16 +56,23 @@ pub(crate) struct ZstdSource {
     notices: Notices,
 }
 
-fn zstd_decoder(dict: &[u8]) -> std::io::Result<zstd::stream::raw::Decoder<'static>> {
+fn zstd_decoder(
+    dict: &[u8],
+    window_log_max: u32,
+) -> std::io::Result<zstd::stream::raw::Decoder<'static>> {
     let mut dec = zstd::stream::raw::Decoder::with_dictionary(dict)?;
-    dec.set_parameter(DParameter::WindowLogMax(ZSTD_WINDOW_LOG_MAX))?;
+    dec.set_parameter(DParameter::WindowLogMax(window_log_max))?;
     dec.set_parameter(DParameter::ForceIgnoreChecksum(true))?;
     Ok(dec)
 }
 
 impl ZstdSource {
-    pub(crate) fn new(inb: Buffered<ReadSource>) -> Result<Self, InputProblem> {
-        let dec = zstd_decoder(&[])
+    pub(crate) fn new(
+        inb: Buffered<ReadSource>,
+        window_log_max: u32,
+    ) -> Result<Self, InputProblem> {
+        let window_log_max = window_log_max.min(ZSTD_WINDOW_LOG_MAX);
+        let dec = zstd_decoder(&[], window_log_max)
             .map_err(|e| InputError::ZstdCorruptFrame(format!("decoder setup: {e}")).at(0))?;
         Ok(Self {
             inb,
@@ -73,6 +82,7 @@ impl ZstdSource {
             out_pos: 0,
             frame_cstart: 0,
             dict: Vec::new(),
+            window_log_max,
             pending: None,
             checksum: None,
             tail: [0; 4],
@@ -204,7 +214,8 @@ impl ZstdSource {
         } else {
             std::mem::take(&mut self.dict)
         };
-        self.dec = zstd_decoder(&dict).map_err(|e| format!("dictionary rejected: {e}"))?;
+        self.dec = zstd_decoder(&dict, self.window_log_max)
+            .map_err(|e| format!("dictionary rejected: {e}"))?;
         Ok(())
     }
 
@@ -234,7 +245,15 @@ impl ZstdSource {
             }
             Ok(_) => {}
             Err(e) => {
-                let err = self.corrupt(e.to_string(), self.frame_cstart);
+                let mut why = e.to_string();
+                if why.contains("too much memory") {
+                    why.push_str(&format!(
+                        " (its window is over 2^{} bytes; --zstd-window-log-max raises the cap, \
+                         up to 31)",
+                        self.window_log_max
+                    ));
+                }
+                let err = self.corrupt(why, self.frame_cstart);
                 if produced == 0 {
                     return err;
                 }

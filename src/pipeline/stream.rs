@@ -99,7 +99,7 @@ pub(super) type Opened = Result<(Box<dyn CaptureReader>, Option<FailureHandle>),
 pub(super) fn open_source(config: &RunConfig, stores: Option<&Stores>, source: &str) -> Opened {
     Location::parse(source)
         .map_err(|e| Unreadable::from(&e))
-        .and_then(|input| open_location(&input, stores, &config.csv))
+        .and_then(|input| open_location(&input, stores, &config.read))
 }
 
 /// Streams every record of the `opened` input `source` into the task's writer for

@@ -534,3 +534,44 @@ fn a_bad_zstd_checksum_keeps_every_record_with_a_warning() {
     assert!(o.errors.is_empty(), "{:?}", o.errors);
     o.assert_intact(&all);
 }
+
+#[test]
+fn a_zstd_frame_over_the_window_cap_is_an_error_row_unless_the_flag_raises_it() {
+    // Issue 22: a 45,786-byte frame declaring a 2^31 window peaked at 1.48 GB. The default
+    // cap is 2^27; a frame asking for more is a row naming the flag, and the next frame
+    // is read.
+    let recs = crawl(40);
+    let bytes: Vec<Vec<u8>> = recs.iter().map(|r| r.warc(0)).collect();
+    let mut big = zstd::stream::Encoder::new(Vec::new(), 1).expect("encoder");
+    big.long_distance_matching(true).expect("ldm");
+    big.window_log(31).expect("window");
+    big.write_all(&bytes[..20].concat()).expect("compress");
+    let mut file = big.finish().expect("compress");
+    let first_frame = file.len();
+    file.extend(zstd::encode_all(&bytes[20..].concat()[..], 3).expect("zstd"));
+    let o = census("zstd-window", "bomb.warc.zst", &file, &[]);
+    assert_eq!(o.code, Some(1), "{:?}", o.errors);
+    assert_eq!(o.codes(), ["zstd_corrupt_frame"]);
+    assert_eq!(o.errors[0].2, Some(0), "the frame's file offset");
+    assert!(
+        o.errors[0].3.contains("--zstd-window-log-max"),
+        "{}",
+        o.errors[0].3
+    );
+    assert!(
+        o.errors[0].3.contains(&format!("0..{first_frame}")),
+        "{}",
+        o.errors[0].3
+    );
+    let after: Vec<&Rec> = recs[20..].iter().collect();
+    o.assert_intact(&after);
+    assert_eq!(o.n("documents"), 10);
+    let raised = census(
+        "zstd-window-31",
+        "bomb.warc.zst",
+        &file,
+        &["--zstd-window-log-max", "31"],
+    );
+    assert_eq!(raised.code, Some(0), "{:?}", raised.errors);
+    raised.assert_intact(&recs.iter().collect::<Vec<_>>());
+}
