@@ -163,6 +163,10 @@ pub(crate) fn open_stream(
     if compression == Compression::None {
         let probe = raw.fill(detect::DAMAGED_START_PROBE);
         compression = detect::damaged_start(probe, name_hint).unwrap_or(Compression::None);
+    } else {
+        let probe = raw.fill(detect::DAMAGED_START_PROBE);
+        compression =
+            detect::contradicted_start(compression, probe, name_hint).unwrap_or(compression);
     }
     if raw.avail().is_empty() {
         if let Some(p) = raw.take_break() {

@@ -53,7 +53,10 @@ pub(crate) fn compression(head: &[u8], name_hint: &str) -> Compression {
 
 /// Bytes searched for a compressed member when a file named as compressed does not
 /// start with a magic number (see [`damaged_start`]).
-pub(crate) const DAMAGED_START_PROBE: usize = 64 * 1024;
+/// 256 KiB: a run of 70 KB of CR LF before the first member was read as a plain file
+/// (every record lost) with 64 KiB.
+pub(crate) const DAMAGED_START_PROBE: usize = 256 * 1024;
+const _: () = assert!(DAMAGED_START_PROBE <= crate::input::buffer::BUF_MAX);
 
 /// A file whose name says `.gz` / `.zst` but whose first bytes are no magic number: when
 /// the member magic appears within `probe` (the first [`DAMAGED_START_PROBE`] bytes) and
@@ -61,21 +64,58 @@ pub(crate) const DAMAGED_START_PROBE: usize = 64 * 1024;
 /// not a plain file. Decompressing it reports the damaged bytes and keeps the records in
 /// the members after them, where reading it as plain would lose them all.
 pub(crate) fn damaged_start(probe: &[u8], name_hint: &str) -> Option<Compression> {
-    let lower = name_hint.to_ascii_lowercase();
-    let text = probe.trim_ascii_start();
-    if text.starts_with(b"WARC/") {
+    let (hinted, magic) = hinted(name_hint)?;
+    let at = find_member(probe, magic)?;
+    // A plain WARC named `.gz` starts with a complete header block before any such
+    // bytes (a gzip-encoded payload); a stray `WARC/1.0` line before the first member
+    // does not.
+    let before = probe.get(..at).unwrap_or_default();
+    let text = before.trim_ascii_start();
+    if text.starts_with(b"WARC/") && crate::input::http::header_end(text).is_some() {
         return None;
     }
-    let has = |magic: &[u8]| memchr::memmem::find(probe, magic).is_some();
-    if lower.ends_with(".gz") && has(&[0x1f, 0x8b, 0x08]) {
-        Some(Compression::Gzip)
-    } else if (lower.ends_with(".zst") || lower.ends_with(".zstd"))
-        && has(&[0x28, 0xb5, 0x2f, 0xfd])
-    {
-        Some(Compression::Zstd)
+    Some(hinted)
+}
+
+/// The compression a file name promises, and the magic bytes its members start with.
+fn hinted(name_hint: &str) -> Option<(Compression, &'static [u8])> {
+    let lower = name_hint.to_ascii_lowercase();
+    if lower.ends_with(".gz") {
+        Some((Compression::Gzip, &[0x1f, 0x8b, 0x08]))
+    } else if lower.ends_with(".zst") || lower.ends_with(".zstd") {
+        Some((Compression::Zstd, &[0x28, 0xb5, 0x2f, 0xfd]))
     } else {
         None
     }
+}
+
+/// A file whose first bytes are the other compression's magic (4 bytes of zstd magic
+/// before a `.warc.gz`): when the name's own magic follows within `probe`, the start is
+/// junk and the name's compression reads the members after it (the junk is reported).
+pub(crate) fn contradicted_start(
+    sniffed: Compression,
+    probe: &[u8],
+    name_hint: &str,
+) -> Option<Compression> {
+    let (hinted, magic) = hinted(name_hint)?;
+    if hinted == sniffed || !matches!(sniffed, Compression::Gzip | Compression::Zstd) {
+        return None;
+    }
+    find_member(probe.get(1..).unwrap_or_default(), magic).map(|_| hinted)
+}
+
+/// The first offset in `probe` where a member with `magic` plausibly starts: for gzip,
+/// the reserved flag bits are clear and the OS byte is a known one (RFC 1952 section
+/// 2.3.1), so three bytes that happen to match inside compressed data rarely count.
+fn find_member(probe: &[u8], magic: &[u8]) -> Option<usize> {
+    memchr::memmem::find_iter(probe, magic).find(|&k| {
+        if magic.first() != Some(&0x1f) {
+            return true;
+        }
+        let flags = probe.get(k + 3).copied().unwrap_or(0);
+        let os = probe.get(k + 9).copied().unwrap_or(255);
+        flags & 0xe0 == 0 && (os <= 13 || os == 255)
+    })
 }
 
 /// Sniffs the container from the start of the decompressed stream: a `WARC/` version
@@ -107,7 +147,17 @@ pub(crate) fn container(mut stream: Stream, name_hint: &str) -> (Container, Stre
 }
 
 /// The container of a stream that does not start with a version line, from `probe`.
+/// A first line that reads as a CSV header (printable text with a comma) decides first:
+/// a CSV whose bodies hold a `WARC/1.0` line is still a CSV.
 fn damaged_container(probe: &[u8]) -> Option<Container> {
+    let first = probe.split(|&b| b == b'\n').next().unwrap_or_default();
+    let first = first.strip_suffix(b"\r").unwrap_or(first);
+    let printable = first
+        .iter()
+        .all(|&b| b == b'\t' || (0x20..0x7f).contains(&b));
+    if printable && first.contains(&b',') && !first.starts_with(b"WARC") {
+        return Some(Container::Csv);
+    }
     let warc_line = memchr::memmem::find_iter(probe, b"\nWARC/").any(|k| {
         crate::input::scan::version_line(probe.get(k + 1..).unwrap_or_default())
             == crate::input::scan::Version::Yes
@@ -167,8 +217,25 @@ mod tests {
         assert_eq!(damaged_start(&junk_then_member, "a.warc"), None);
         let zst = [&b"\x29\xb5"[..], &[0x28, 0xb5, 0x2f, 0xfd][..]].concat();
         assert_eq!(damaged_start(&zst, "a.warc.zst"), Some(Compression::Zstd));
-        // Plain WARC content wins over the name.
-        let plain = [&b"WARC/1.0\r\n"[..], &[0x1f, 0x8b, 8][..]].concat();
+        // Plain WARC content (a whole header block first) wins over the name...
+        let plain = [
+            &b"WARC/1.0\r\nWARC-Type: response\r\nContent-Length: 9\r\n\r\n"[..],
+            &[0x1f, 0x8b, 8][..],
+        ]
+        .concat();
         assert_eq!(damaged_start(&plain, "a.warc.gz"), None);
+        // ... a stray version line before the first member does not (issue 22).
+        let stray = [&b"WARC/1.0\r\n"[..], &[0x1f, 0x8b, 8][..]].concat();
+        assert_eq!(damaged_start(&stray, "a.warc.gz"), Some(Compression::Gzip));
+        // Zstd magic before the first gzip member of a .gz: the name's format reads it.
+        let zstd_then_gzip = [&[0x28u8, 0xb5, 0x2f, 0xfd][..], &[0x1f, 0x8b, 8, 0][..]].concat();
+        assert_eq!(
+            contradicted_start(Compression::Zstd, &zstd_then_gzip, "a.warc.gz"),
+            Some(Compression::Gzip)
+        );
+        assert_eq!(
+            contradicted_start(Compression::Zstd, &zstd_then_gzip, "a.warc.zst"),
+            None
+        );
     }
 }

@@ -575,3 +575,52 @@ fn a_zstd_frame_over_the_window_cap_is_an_error_row_unless_the_flag_raises_it() 
     assert_eq!(raised.code, Some(0), "{:?}", raised.errors);
     raised.assert_intact(&recs.iter().collect::<Vec<_>>());
 }
+
+#[test]
+fn a_few_bytes_before_the_first_member_do_not_lose_the_file() {
+    // Issue 22: 4 bytes of zstd magic, a `WARC/1.0` line or 70 KB of CRLF before a
+    // per-record .warc.gz made the whole file one error row. The start is junk (a row
+    // naming its length, exit 1) and every record after it is read.
+    let recs = crawl(30);
+    let file: Vec<u8> = recs.iter().flat_map(|r| gzip(&r.warc(0))).collect();
+    let crlf = b"\r\n".repeat(35_000);
+    for (name, junk) in [
+        ("zstd-magic", &[0x28u8, 0xb5, 0x2f, 0xfd][..]),
+        ("warc-line", &b"WARC/1.0\r\n"[..]),
+        ("crlf", &crlf[..]),
+    ] {
+        let bytes = [junk, &file[..]].concat();
+        let o = census(&format!("junk-start-{name}"), "junk.warc.gz", &bytes, &[]);
+        assert_eq!(o.code, Some(1), "{name}: {:?}", o.errors);
+        o.assert_intact(&recs.iter().collect::<Vec<_>>());
+        assert_eq!(o.n("documents"), 15, "{name}");
+        assert_eq!(o.codes(), ["gzip_junk"], "{name}");
+        assert_eq!(o.errors[0].2, Some(0), "{name}");
+        assert!(
+            o.errors[0].3.starts_with(&format!("{} bytes", junk.len())),
+            "{name}: {}",
+            o.errors[0].3
+        );
+    }
+}
+
+#[test]
+fn a_warc_line_inside_a_csv_body_does_not_make_it_a_warc() {
+    // Issue 22: a `WARC/1.0` line in a body within the first 64 KiB turned the CSV into
+    // a WARC: every row lost.
+    let mut csv = String::from("url,status,body\n");
+    for i in 0..40 {
+        let extra = if i == 2 {
+            "WARC/1.0\r\nWARC-Type: response\r\n"
+        } else {
+            ""
+        };
+        csv.push_str(&format!(
+            "https://c{i}.example/robots.txt,200,\"User-agent: *\nDisallow: /c{i}\n{extra}\"\n"
+        ));
+    }
+    let o = census("csv-warc-line", "dump.csv", csv.as_bytes(), &[]);
+    assert_eq!(o.code, Some(0), "{:?}", o.errors);
+    assert_eq!(o.doc_count, 40);
+    assert!(o.docs.contains_key("https://c2.example/robots.txt"));
+}
