@@ -624,3 +624,38 @@ fn a_warc_line_inside_a_csv_body_does_not_make_it_a_warc() {
     assert_eq!(o.doc_count, 40);
     assert!(o.docs.contains_key("https://c2.example/robots.txt"));
 }
+
+#[test]
+fn a_header_without_content_length_right_before_the_next_record_keeps_that_record() {
+    // Issue 22 (byte 555 of warcio's example.warc.gz set to 0): a damaged member decoded
+    // to a header without a valid Content-Length that ended exactly where the next
+    // member's record starts; the resync skipped that record's version line as "the spot
+    // that just failed", and the intact record after the damage was lost.
+    let recs = crawl(12);
+    let mut bytes: Vec<Vec<u8>> = recs.iter().map(|r| r.warc(0)).collect();
+    bytes[4] = b"WARC/1.0\r\nWARC-Type: request\r\nWARC-Record-ID: <urn:uuid:x>\r\n\r\n".to_vec();
+    for (name, file) in [
+        ("plain.warc", bytes.concat()),
+        (
+            "records.warc.gz",
+            bytes.iter().flat_map(|r| gzip(r)).collect(),
+        ),
+    ] {
+        let o = census("no-length-then-record", name, &file, &[]);
+        assert_eq!(o.code, Some(1), "{name}");
+        let intact: Vec<&Rec> = recs
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| *i != 4)
+            .map(|(_, r)| r)
+            .collect();
+        o.assert_intact(&intact);
+        assert_eq!(o.n("records_seen"), 12, "{name}");
+        assert_eq!(o.codes(), ["warc_bad_header"], "{name}");
+        assert!(
+            o.errors[0].3.contains("skipped 0 bytes"),
+            "{name}: {}",
+            o.errors[0].3
+        );
+    }
+}

@@ -242,7 +242,10 @@ impl WarcReader {
         }
         self.s.consume(len);
         if self.head.content_length.is_none() {
-            let skipped = self.resync(false);
+            // The header block is consumed: a version line right here starts the next
+            // record (a damaged member ending where the next one begins), it is not the
+            // spot that failed.
+            let skipped = self.resync(true);
             let msg = format!("missing or invalid Content-Length; skipped {skipped} bytes");
             return Err(Event::Problem(InputError::WarcBadHeader(msg).at(at)));
         }
