@@ -265,6 +265,8 @@ fn walks_end_on_link_cycles_and_skip_the_output_and_fifos() {
     );
 }
 
+// Needs the binary's `fault-injection` feature (`make test` builds it).
+#[cfg(feature = "fault-injection")]
 #[test]
 fn a_panic_on_one_input_is_its_error_row_and_the_run_goes_on() {
     let dir = scratch("dataset-panic");
