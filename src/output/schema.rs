@@ -303,7 +303,7 @@ pub const DOCUMENTS: &[Column] = &[
     col("cut_at_500kib", Bool, false, "The body is over 512,000 bytes; Google ignores the rest."),
     col("content_sha1", Utf8, true, "Hex SHA-1 of the parsed bytes (at most 512,000); null without a body.").distinct(),
     col("utf8_bom", Bool, true, "Body starts with a UTF-8 byte order mark; null when not parsed (as every parse fact below)."),
-    col("valid_utf8", Bool, true, "Parsed bytes are valid UTF-8."),
+    col("valid_utf8", Bool, true, "Parsed bytes are valid UTF-8 (a character cut in two at the 512,000-byte cut does not count against it)."),
     col("has_nul", Bool, true, "Parsed bytes contain a NUL."),
     col("looks_like_html", Bool, true, "Body looks like an HTML page."),
     col("n_lines", Int32, true, "Lines as robots.cc numbers them (a final empty line counts)."),

@@ -169,7 +169,8 @@ pub struct BodyFacts {
     pub cut_at_cap: bool,
     pub utf8_bom: bool,
     pub utf16_bom: bool,
-    /// The parsed bytes are valid UTF-8.
+    /// The parsed bytes are valid UTF-8 (a character cut in two by the 500 KiB cut, at
+    /// the very end, does not count against it).
     pub valid_utf8: bool,
     pub has_nul: bool,
     pub looks_like_html: bool,

@@ -37,14 +37,22 @@ struct Builder<'a> {
 }
 
 fn body_facts<'a>(body: &[u8], parsed: &'a [u8]) -> (BodyFacts, Option<&'a str>) {
-    let text = std::str::from_utf8(parsed).ok();
+    let utf8 = std::str::from_utf8(parsed);
+    // At the 512,000-byte cut a character may straddle the cut: the parsed bytes then end
+    // in an incomplete sequence (no invalid byte), which says nothing against the body.
+    let cut = body.len() > parsed.len();
+    let valid_utf8 = match &utf8 {
+        Ok(_) => true,
+        Err(e) => cut && e.error_len().is_none(),
+    };
+    let text = utf8.ok();
     let facts = BodyFacts {
         body_len: body.len(),
         parsed_len: parsed.len(),
         cut_at_cap: body.len() > parsed.len(),
         utf8_bom: bom_len(parsed) == 3,
         utf16_bom: parsed.starts_with(&[0xFF, 0xFE]) || parsed.starts_with(&[0xFE, 0xFF]),
-        valid_utf8: text.is_some(),
+        valid_utf8,
         has_nul: memchr::memchr(0, parsed).is_some(),
         looks_like_html: lint::looks_like_html(parsed),
     };
@@ -328,4 +336,27 @@ fn index_htm_prefix(pattern: &[u8]) -> Option<usize> {
     pattern[slash..]
         .starts_with(b"/index.htm")
         .then_some(slash + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::limits::ROBOTS_PARSE_CAP;
+
+    #[test]
+    fn a_character_straddling_the_cut_keeps_the_body_valid_utf8() {
+        // Issue 22: 'é' (2 bytes) starting at byte 511,999 was cut in two and the body
+        // counted as not UTF-8.
+        let mut body = b"User-agent: *\n# ".to_vec();
+        body.resize(ROBOTS_PARSE_CAP - 1, b'x');
+        body.extend_from_slice("é\n".as_bytes());
+        let doc = RobotsTxt::parse(&body);
+        assert!(doc.facts.cut_at_cap);
+        assert!(doc.facts.valid_utf8);
+        // An invalid byte before the cut still counts.
+        body[20] = 0xff;
+        assert!(!RobotsTxt::parse(&body).facts.valid_utf8);
+        // And an incomplete character at the end of an uncut body is invalid.
+        assert!(!RobotsTxt::parse(b"Disallow: /\xc3").facts.valid_utf8);
+    }
 }

@@ -118,12 +118,16 @@ pub fn read_url_list(text: &str) -> std::io::Result<Vec<String>> {
         .iter()
         .position(|h| h.trim().eq_ignore_ascii_case("url"))
         .unwrap_or(0);
-    Ok(reader
-        .records()
-        .flatten()
-        .filter_map(|r| r.get(column).map(|u| u.trim().to_owned()))
-        .filter(|u| !u.is_empty())
-        .collect())
+    let mut urls = Vec::new();
+    for record in reader.records() {
+        // A bad row (wrong field count, bad quoting) is an error naming its line, never
+        // a URL silently left out of the sample.
+        let record = record.map_err(std::io::Error::other)?;
+        if let Some(url) = record.get(column).map(str::trim).filter(|u| !u.is_empty()) {
+            urls.push(url.to_owned());
+        }
+    }
+    Ok(urls)
 }
 
 /// How a capture's HTTP status frames its robots.txt (RFC 9309 section 2.3.1).
@@ -203,6 +207,16 @@ pub fn classification(summary: &AgentSummary, root_allowed: bool) -> &'static st
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_bad_row_of_a_csv_url_list_is_an_error_naming_its_line() {
+        let good = "id,url\n1,https://a.example/x\n2, \n";
+        assert_eq!(read_url_list(good).unwrap(), ["https://a.example/x"]);
+        // Issue 22: rows that do not parse were dropped without a word.
+        let bad = "id,url\n1,https://a.example/x\n2,https://b.example/,extra\n";
+        let err = read_url_list(bad).expect_err("a ragged row");
+        assert!(err.to_string().contains("line: 3"), "{err}");
+    }
 
     #[test]
     fn agent_args_are_lists_or_files() {
