@@ -201,16 +201,13 @@ impl Remote {
     /// Reopens the body at `pos`, pinned to the first response's ETag.
     async fn continue_at_pos(&mut self) -> Result<(), StoreError> {
         let Some(etag) = self.etag.clone() else {
-            return Err(StoreError::Exhausted {
-                location: self.location.clone(),
-                attempts: 1,
-                spent: Duration::ZERO,
-                budget: Duration::ZERO,
-                last: format!(
+            return Err(self.budget.give_up(
+                &self.location,
+                format!(
                     "body cut at byte {} of {} and the server gives no ETag to continue it safely",
                     self.pos, self.size
                 ),
-            });
+            ));
         };
         let options = GetOptions {
             range: Some(GetRange::Offset(self.pos)),

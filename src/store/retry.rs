@@ -43,6 +43,19 @@ impl Budget {
         }
     }
 
+    /// The input is given up for a reason no retry of this read can mend (a cut body
+    /// the server gives no ETag to continue): the error says what was really spent of
+    /// the budget (not "0s of its 0s"), and is retried by `--resume` like any other.
+    pub fn give_up(&self, location: &str, why: String) -> StoreError {
+        StoreError::Exhausted {
+            location: location.to_owned(),
+            attempts: self.attempts.max(1),
+            spent: self.spent,
+            budget: self.policy.budget,
+            last: why,
+        }
+    }
+
     /// Records a failed attempt that took `took`, and returns how long to wait
     /// before the next: the backoff, or `retry_after` when longer. Fails when that
     /// wait would overdraw the budget.
@@ -215,6 +228,19 @@ mod tests {
         assert_eq!(secs(40, 0.0), 16.0);
         assert_eq!(secs(1, 0.5), 1.25);
         assert_eq!(secs(3, 0.999), 4.0 + 4.0 * 0.999 / 2.0);
+    }
+
+    #[test]
+    fn giving_up_names_the_real_budget() {
+        // Issue 22: a cut body without an ETag printed "of its 0s retry budget" under
+        // --retry-budget 5.
+        let budget = Budget::new(RetryPolicy {
+            budget: Duration::from_secs(5),
+            ..POLICY
+        });
+        let err = budget.give_up("http://127.0.0.1/x", "no ETag".into());
+        assert_eq!(err.code(), "remote_retries_exhausted");
+        assert!(err.to_string().contains("of its 5s retry budget"), "{err}");
     }
 
     #[test]
