@@ -385,7 +385,7 @@ pub const ERRORS: &[Column] = &[
         "file_offset",
         Int64,
         true,
-        "Byte offset in the input file (of the record, or where the problem was found).",
+        "Byte offset in the input file (of the record, or where the problem was found; in a compressed input, the start of the gzip member or zstd frame holding it).",
     ),
     col(
         "origin",

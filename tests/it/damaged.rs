@@ -634,12 +634,12 @@ fn a_header_without_content_length_right_before_the_next_record_keeps_that_recor
     let recs = crawl(12);
     let mut bytes: Vec<Vec<u8>> = recs.iter().map(|r| r.warc(0)).collect();
     bytes[4] = b"WARC/1.0\r\nWARC-Type: request\r\nWARC-Record-ID: <urn:uuid:x>\r\n\r\n".to_vec();
-    for (name, file) in [
-        ("plain.warc", bytes.concat()),
-        (
-            "records.warc.gz",
-            bytes.iter().flat_map(|r| gzip(r)).collect(),
-        ),
+    let members: Vec<Vec<u8>> = bytes.iter().map(|r| gzip(r)).collect();
+    for (name, file, offset) in [
+        ("plain.warc", bytes.concat(), start_of(&bytes, 4)),
+        // errors.file_offset is a byte of the file: the member start (issue 22; it was
+        // the position in the decompressed stream).
+        ("records.warc.gz", members.concat(), start_of(&members, 4)),
     ] {
         let o = census("no-length-then-record", name, &file, &[]);
         assert_eq!(o.code, Some(1), "{name}");
@@ -657,5 +657,6 @@ fn a_header_without_content_length_right_before_the_next_record_keeps_that_recor
             "{name}: {}",
             o.errors[0].3
         );
+        assert_eq!(o.errors[0].2, Some(offset as i64), "{name}");
     }
 }

@@ -60,7 +60,7 @@ impl WarcReader {
         if !region.starts_with(b"HTTP/") {
             let shown = String::from_utf8_lossy(region.get(..40).unwrap_or(region)).into_owned();
             cap.warnings
-                .push(InputError::HttpBadStatusLine(format!("{shown:?}")).at(at));
+                .push(self.problem_at(InputError::HttpBadStatusLine(format!("{shown:?}")), at));
             return (identity, 0);
         }
         let len = match header_end(region) {
@@ -69,7 +69,8 @@ impl WarcReader {
             None if region.len() as u64 == left => region.len(),
             None => {
                 let msg = format!("no end of headers within {} bytes", region.len());
-                cap.warnings.push(InputError::HttpBadHeader(msg).at(at));
+                cap.warnings
+                    .push(self.problem_at(InputError::HttpBadHeader(msg), at));
                 return (identity, 0);
             }
         };

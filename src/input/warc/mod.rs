@@ -181,7 +181,9 @@ impl WarcReader {
                     at + stop as u64,
                     self.stream_name()
                 );
-                return Err(Event::Problem(InputError::WarcBadHeader(msg).at(at)));
+                return Err(Event::Problem(
+                    self.problem_at(InputError::WarcBadHeader(msg), at),
+                ));
             }
             if a.len() < want {
                 let n = a.len();
@@ -191,7 +193,9 @@ impl WarcReader {
             if a.len() >= MAX_HEADER_BYTES {
                 let skipped = self.resync(false);
                 let msg = format!("header block over {MAX_HEADER_BYTES} bytes; skipped {skipped}");
-                return Err(Event::Problem(InputError::WarcBadHeader(msg).at(at)));
+                return Err(Event::Problem(
+                    self.problem_at(InputError::WarcBadHeader(msg), at),
+                ));
             }
             want = (a.len() + 16 * 1024).min(MAX_HEADER_BYTES);
         };
@@ -211,7 +215,9 @@ impl WarcReader {
                 at + bad as u64,
                 self.stream_name()
             );
-            return Err(Event::Problem(InputError::WarcBadHeader(msg).at(at)));
+            return Err(Event::Problem(
+                self.problem_at(InputError::WarcBadHeader(msg), at),
+            ));
         }
         let first = block.split(|&c| c == b'\n').next().unwrap_or_default();
         set_text(&mut cap.warc_version, first.trim_ascii());
@@ -247,7 +253,9 @@ impl WarcReader {
             // spot that failed.
             let skipped = self.resync(true);
             let msg = format!("missing or invalid Content-Length; skipped {skipped} bytes");
-            return Err(Event::Problem(InputError::WarcBadHeader(msg).at(at)));
+            return Err(Event::Problem(
+                self.problem_at(InputError::WarcBadHeader(msg), at),
+            ));
         }
         Ok(())
     }
@@ -268,7 +276,7 @@ impl WarcReader {
             Some(p) => format!("{where_} ({range}): {} ({})", p.message, p.code),
             None => format!("{where_} ({range}): end of input"),
         };
-        Event::Problem(InputError::WarcTruncatedFile(msg).at(at))
+        Event::Problem(self.problem_at(InputError::WarcTruncatedFile(msg), at))
     }
 
     /// Reads one record whose version line is at the current position.
@@ -339,7 +347,7 @@ impl WarcReader {
                     at - block_start
                 );
                 cap.warnings
-                    .push(InputError::WarcLengthMismatch(msg).at(rec_start));
+                    .push(self.problem_at(InputError::WarcLengthMismatch(msg), rec_start));
             }
             BlockEnd::Complete => {}
         }
@@ -364,7 +372,7 @@ impl WarcReader {
         if !aligned && outcome == BlockEnd::Complete {
             let msg = format!("no WARC version line after the block (at byte {block_end})");
             cap.warnings
-                .push(InputError::WarcLengthMismatch(msg).at(rec_start));
+                .push(self.problem_at(InputError::WarcLengthMismatch(msg), rec_start));
         }
         let mut rec_end = self.s.pos();
         let src = self.s.source();
@@ -429,7 +437,22 @@ impl WarcReader {
             self.stream_name()
         );
         self.take_notes();
-        Event::Problem(self.fold_notes(InputError::WarcPadding(msg).at(from)))
+        Event::Problem(self.fold_notes(self.problem_at(InputError::WarcPadding(msg), from)))
+    }
+
+    /// A problem of the WARC layer at stream offset `at`, located in the file
+    /// (`errors.file_offset` is a byte of the input file): `at` itself for a plain input,
+    /// else the start of the gzip member / zstd frame holding that byte (the messages
+    /// give the decompressed position where it matters).
+    fn problem_at(&self, e: InputError, at: u64) -> InputProblem {
+        let src = self.s.source();
+        if src.is_plain() {
+            return e.at(at);
+        }
+        let file = src
+            .span(at, at + 1)
+            .map_or_else(|| src.compressed_pos(), |(start, _)| start);
+        e.at(file)
     }
 
     fn stream_name(&self) -> &'static str {
@@ -462,7 +485,7 @@ impl WarcReader {
             InputError::WarcBadHeader(format!("{skipped} bytes ({range}) without a WARC/ line"))
         };
         self.after_record = false;
-        Event::Problem(self.fold_notes(e.at(from)))
+        Event::Problem(self.fold_notes(self.problem_at(e, from)))
     }
 }
 
