@@ -1,11 +1,11 @@
 //! Where a dataset lives (`--out`, `status OUT`): a local directory, or an S3 prefix.
 //!
-//! Local: parts are written under temporary names in the dataset itself, fsynced and
-//! renamed into place ([`super::PartWriter::commit`]); manifests likewise
-//! ([`dataset::write_atomic`]).
+//! Local: parts are written under temporary names in the dataset itself, closed and
+//! fsynced ([`super::PartWriter::close`]), then renamed into place all at once
+//! ([`super::commit_parts`]); manifests likewise ([`dataset::write_atomic`]).
 //!
 //! S3 (`s3://bucket/prefix`): the same [`super::PartWriter`] writes each part into a
-//! local staging directory (`$TMPDIR/.robots-census-staging.<pid>-<n>.tmp/`, laid out
+//! local staging directory (`$TMPDIR/.robots-census-staging.<machine>-<pid>-<n>.tmp/`, laid out
 //! like the dataset), so the bytes are those of a local run; [`OutTarget::publish`]
 //! then sends each committed part in one PUT (atomic: a reader sees the whole object
 //! or none) and removes the staged copy. The task's manifest is PUT after all its
