@@ -406,6 +406,37 @@ impl Drop for ClosedParts {
     }
 }
 
+/// Removes `<table>/crawl=*/<task>.parquet` files that `closed` does not write: parts
+/// an earlier attempt of the task left under another crawl partition. The directories
+/// touched go into `dirs` (to be fsynced).
+fn remove_earlier_attempts(
+    out: &Path,
+    task: &str,
+    closed: &ClosedParts,
+    dirs: &mut std::collections::BTreeSet<PathBuf>,
+) -> Result<(), OutputError> {
+    let ours: std::collections::HashSet<&Path> =
+        closed.parts.iter().map(|p| p.path.as_path()).collect();
+    let file_name = format!("{task}.parquet");
+    for table in Table::ALL {
+        let table_dir = out.join(table.name());
+        let crawls = match fs::read_dir(&table_dir) {
+            Ok(crawls) => crawls,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(io_err(&table_dir)(e)),
+        };
+        for crawl in crawls {
+            let crawl = crawl.map_err(io_err(&table_dir))?.path();
+            let stale = crawl.join(&file_name);
+            if !ours.contains(stale.as_path()) && stale.exists() {
+                fs::remove_file(&stale).map_err(io_err(&stale))?;
+                dirs.insert(crawl);
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Puts a task's closed parts in place, all or nothing: first the parts an earlier
 /// attempt of the same task wrote under other crawl partitions are removed (a run that
 /// exited 75 may have named its crawl `unknown`, a resumed one the real crawl: both
@@ -417,22 +448,10 @@ pub fn commit_parts(
     task: &str,
     mut closed: ClosedParts,
 ) -> Result<Vec<dataset::PartFile>, OutputError> {
-    let parts = std::mem::take(&mut closed.parts);
-    let ours: std::collections::HashSet<&Path> = parts.iter().map(|p| p.path.as_path()).collect();
-    let file_name = format!("{task}.parquet");
     let mut dirs = std::collections::BTreeSet::new();
-    for table in Table::ALL {
-        let Ok(crawls) = fs::read_dir(out.join(table.name())) else {
-            continue;
-        };
-        for crawl in crawls.flatten() {
-            let stale = crawl.path().join(&file_name);
-            if !ours.contains(stale.as_path()) && stale.exists() {
-                fs::remove_file(&stale).map_err(io_err(&stale))?;
-                dirs.insert(crawl.path());
-            }
-        }
-    }
+    // On error here `closed` still holds the parts: its Drop removes their temporaries.
+    remove_earlier_attempts(out, task, &closed, &mut dirs)?;
+    let parts = std::mem::take(&mut closed.parts);
     let mut renamed: Vec<&Path> = Vec::with_capacity(parts.len());
     for part in &parts {
         if let Err(e) = fs::rename(&part.tmp, &part.path) {
