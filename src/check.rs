@@ -11,7 +11,6 @@ use std::process::ExitCode;
 
 use serde_json::json;
 
-use crate::limits::EXCERPT_LEN;
 use crate::robots::{Finding, RobotsTxt, Scope, Severity, Verdict};
 
 const CHECK_EXIT_CODES: &str = "\
@@ -198,11 +197,11 @@ fn excerpt(finding: &Finding<'_>) -> String {
     printable(finding.excerpt)
 }
 
-/// Bytes as one printable line: lossy UTF-8, control characters escaped, cut at
-/// [`EXCERPT_LEN`] characters.
+/// Bytes as one printable line: cut as the errors table cuts excerpts
+/// ([`crate::robots::lint::cut_excerpt`]), lossy UTF-8, control characters escaped.
 pub(crate) fn printable(bytes: &[u8]) -> String {
     let mut text = String::new();
-    for c in String::from_utf8_lossy(bytes).chars().take(EXCERPT_LEN) {
+    for c in String::from_utf8_lossy(crate::robots::lint::cut_excerpt(bytes)).chars() {
         if c.is_control() {
             text.extend(c.escape_default());
         } else {

@@ -10,7 +10,6 @@ use arrow_array::builder::{
 };
 use arrow_array::{Array, ArrayRef, RecordBatch, StringArray};
 
-use crate::limits::EXCERPT_LEN;
 use crate::robots::model::lossy_text;
 use crate::robots::{AgentSummary, Finding, ProbeClass, RobotsTxt, RuleSetClass, Verdict};
 
@@ -483,7 +482,7 @@ impl Errors {
             self.severity.append_value(f.code.severity().as_str());
             self.message.append_value(f.code.message());
             self.excerpt
-                .append_value(lossy_text(&f.excerpt[..f.excerpt.len().min(EXCERPT_LEN)]));
+                .append_value(lossy_text(crate::robots::lint::cut_excerpt(f.excerpt)));
         }
     }
 

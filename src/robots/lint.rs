@@ -87,6 +87,30 @@ pub struct Finding<'a> {
     pub excerpt: &'a [u8],
 }
 
+/// The excerpt as every output shows it (the errors table, `lint`, `audit`): at most
+/// [`EXCERPT_LEN`](crate::limits::EXCERPT_LEN) bytes, cut back to the start of a UTF-8
+/// character the cut would split. (The table cut bytes and `lint` cut characters, so a
+/// non-ASCII line had two different excerpts.)
+pub fn cut_excerpt(bytes: &[u8]) -> &[u8] {
+    let cap = crate::limits::EXCERPT_LEN;
+    if bytes.len() <= cap {
+        return bytes;
+    }
+    let is_continuation = |b: u8| b & 0xC0 == 0x80;
+    let mut start = cap;
+    while start > cap.saturating_sub(3) && bytes.get(start).copied().is_some_and(is_continuation) {
+        start -= 1;
+    }
+    // Only a valid character's lead byte moves the cut; invalid bytes are cut as they lie.
+    let lead = bytes.get(start).copied().unwrap_or(0);
+    let end = if start < cap && lead >= 0xC0 {
+        start
+    } else {
+        cap
+    };
+    &bytes[..end]
+}
+
 /// Case-insensitive search of `needle` in the first `window` bytes of `body`.
 fn contains_ignore_case(body: &[u8], needle: &[u8], window: usize) -> bool {
     let hay = &body[..body.len().min(window)];
@@ -204,6 +228,24 @@ pub fn check_group(group: &Group, rules: &[Rule<'_>], out: &mut Vec<(u32, Code)>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn excerpts_are_cut_in_bytes_on_a_character_boundary() {
+        let cap = crate::limits::EXCERPT_LEN;
+        let ascii = vec![b'a'; cap + 10];
+        assert_eq!(cut_excerpt(&ascii).len(), cap);
+        // 'é' (2 bytes) straddling the cap is left out whole, not cut in two.
+        let mut straddle = vec![b'a'; cap - 1];
+        straddle.extend_from_slice("é and more".as_bytes());
+        assert_eq!(cut_excerpt(&straddle), &straddle[..cap - 1]);
+        // A 4-byte character ending exactly at the cap stays.
+        let mut exact = vec![b'a'; cap - 4];
+        exact.extend_from_slice("😀tail".as_bytes());
+        assert_eq!(cut_excerpt(&exact).len(), cap);
+        // Bytes that are not UTF-8 are cut where they lie.
+        let binary = vec![0x80u8; cap + 5];
+        assert_eq!(cut_excerpt(&binary).len(), cap);
+    }
 
     #[test]
     fn codes_are_unique_snake_case() {
