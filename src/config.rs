@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use crate::cli::RunArgs;
 use crate::input::{CsvOptions, ReadOptions};
-use crate::limits::MAX_QUESTIONS_PER_DOCUMENT;
+use crate::limits::{MAX_INPUT_LIST_BYTES, MAX_QUESTIONS_PER_DOCUMENT};
 use crate::output::dataset::{self, Settings, FORMAT_VERSION};
 use crate::output::{OutTarget, TableSet};
 use crate::store::{Location, RetryPolicy, StoreError, StoreOptions, Stores};
@@ -27,6 +27,8 @@ pub enum ConfigError {
     List { list: String, source: StoreError },
     #[error("the input list {0} is not UTF-8 text (nor gzip-compressed text)")]
     ListNotText(String),
+    #[error("the input list {0} inflates to more than {1} bytes (a list of 20 Common Crawl crawls is about 200 MB)")]
+    ListTooLarge(String, u64),
     #[error("--crawl: {0:?} is not a crawl ID like CC-MAIN-2024-22")]
     Crawl(String),
     #[error("--max-requests must be at least 1")]
@@ -393,17 +395,38 @@ fn read_list(list: &Location, options: &StoreOptions) -> Result<String, ConfigEr
             .and_then(|stores| stores.read_all(list))
             .map_err(list_err)?,
     };
+    let text = list_text(bytes, MAX_INPUT_LIST_BYTES).map_err(|e| match e {
+        ListText::NotText => ConfigError::ListNotText(list.to_string()),
+        ListText::TooLarge => ConfigError::ListTooLarge(list.to_string(), MAX_INPUT_LIST_BYTES),
+    })?;
+    Ok(text)
+}
+
+/// Why a list's bytes are not a list's text.
+#[derive(Debug, PartialEq, Eq)]
+enum ListText {
+    NotText,
+    TooLarge,
+}
+
+/// The text of a list's bytes, gzip-inflated when they start with its magic, refusing
+/// more than `cap` inflated bytes (a small gzip bomb must not take the machine's memory).
+fn list_text(bytes: Vec<u8>, cap: u64) -> Result<String, ListText> {
     let bytes = if bytes.starts_with(&[0x1f, 0x8b]) {
         use std::io::Read;
         let mut text = Vec::new();
         flate2::read::MultiGzDecoder::new(bytes.as_slice())
+            .take(cap.saturating_add(1))
             .read_to_end(&mut text)
-            .map_err(|_| ConfigError::ListNotText(list.to_string()))?;
+            .map_err(|_| ListText::NotText)?;
         text
     } else {
         bytes
     };
-    String::from_utf8(bytes).map_err(|_| ConfigError::ListNotText(list.to_string()))
+    if bytes.len() as u64 > cap {
+        return Err(ListText::TooLarge);
+    }
+    String::from_utf8(bytes).map_err(|_| ListText::NotText)
 }
 
 /// Refuses to mix a new run into an existing output unless asked to, and a
@@ -460,6 +483,25 @@ fn prepare_output(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_list_that_inflates_past_the_cap_is_refused() {
+        // Issue 22: --inputs-from was gunzipped whole, whatever it inflated to.
+        use std::io::Write;
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+        gz.write_all(&b"a/b.warc.gz\n".repeat(10_000)).unwrap();
+        let bomb = gz.finish().unwrap();
+        assert_eq!(list_text(bomb.clone(), 1_000), Err(ListText::TooLarge));
+        assert_eq!(
+            list_text(bomb, 120_000).map(|t| t.lines().count()),
+            Ok(10_000)
+        );
+        assert_eq!(
+            list_text(b"x\n".repeat(600), 1_000),
+            Err(ListText::TooLarge)
+        );
+        assert_eq!(list_text(vec![0xff, 0xfe], 1_000), Err(ListText::NotText));
+    }
 
     #[test]
     fn crawl_ids_name_their_paths_list() {
