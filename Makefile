@@ -112,6 +112,13 @@ BENCH_RESPONSES ?= 100000
 CRAWL_INPUTS    ?= 1000
 CRAWL_CAPTURES  ?= 1200
 CRAWL_REPS      ?= 1
+# The regression guard: this build against BENCH_BASELINE (a commit or tag) on the same
+# file in the same run; a run slower than BENCH_GUARD_MAX times the baseline fails.
+# 579cf91 is the last commit before remote inputs, tasks and the sites columns landed.
+BENCH_BASELINE  ?= 579cf91
+BENCH_GUARD_MAX ?= 1.10
+# Steps of scripts/bench.py to run (e.g. BENCH_ONLY=guard).
+BENCH_ONLY      ?= parse,verdicts,e2e,guard,crawl
 # apt-get needs root; use sudo when not root.
 BENCH_SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
@@ -120,7 +127,8 @@ BENCH_SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 bench: export PYTHONDONTWRITEBYTECODE = 1
 bench: bench-tools venv bench-inputs
 	$(PYTHON) scripts/bench.py --out $(BENCH_OUT) --shared $(SHARED) --reps $(BENCH_REPS) \
-	  --crawl-reps $(CRAWL_REPS)
+	  --crawl-reps $(CRAWL_REPS) --baseline $(BENCH_BASELINE) --guard-max $(BENCH_GUARD_MAX) \
+	  --only $(BENCH_ONLY)
 
 # GNU time (peak RSS via `/usr/bin/time -v`) and gzip (the decompression baseline).
 bench-tools:

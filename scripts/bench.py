@@ -11,7 +11,9 @@ still run, and the script exits 1 at the end.
 4. end to end  ``robots-census run`` vs ``python_baseline.py`` vs ``gzip -dc`` and
            ``benches/inflate.rs`` (the decompression limit), ``--threads 1`` and ``2``
 5. hostile peak memory on a 100 MiB body and on a gzip bomb
-6. crawl   the crawl slice (``bench_crawl.py``): 1,000 small inputs from local disk and
+6. guard   this build vs a pinned earlier commit (``bench_guard.py``) on the same file,
+           runs interleaved, with ``gzip -dc``: the speed regression guard
+7. crawl   the crawl slice (``bench_crawl.py``): 1,000 small inputs from local disk and
            from a loopback HTTP server injecting 503s, vs one large file, 1 and 2 threads
 
 Process timings use ``/usr/bin/time -v`` (wall time measured here, peak RSS from time),
@@ -38,6 +40,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 
 import bench_crawl
+import bench_guard
 
 SCRIPTS = Path(__file__).resolve().parent
 REPO = SCRIPTS.parent
@@ -268,6 +271,12 @@ def bench_e2e(args, paths, results):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def bench_guard_step(args, paths, results):
+    def run():
+        bench_guard.run(args, paths, results, timed, table_rows, log)
+    step(results, "guard", run)
+
+
 # ---------------------------------------------------------------- report
 
 def bench_crawl_step(args, paths, results):
@@ -294,6 +303,7 @@ def render(results):
     ]
     lines += render_parse(results["parse"]) + render_verdicts(results["verdicts"])
     lines += render_e2e(results["e2e"])
+    lines += bench_guard.render(results["guard"], results["guard_max"])
     lines += bench_crawl.render(results["crawl"])
     if results["failures"]:
         lines += ["## Not run", ""] + [f"- {f}" for f in results["failures"]] + [""]
@@ -403,17 +413,23 @@ def main():
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--crawl-reps", type=int, default=1, help="repetitions of the crawl-slice runs")
     parser.add_argument("--every", type=int, default=20, help="sample for the slow verdict engines")
-    parser.add_argument("--only", default="parse,verdicts,e2e,crawl", help="comma-separated steps")
+    parser.add_argument("--only", default="parse,verdicts,e2e,guard,crawl",
+                        help="comma-separated steps")
+    parser.add_argument("--baseline", default="579cf91",
+                        help="the commit the guard compares this build with")
+    parser.add_argument("--guard-input", default="cc.warc.gz", help="the guard's input, in --out")
+    parser.add_argument("--guard-max", type=float, default=1.10,
+                        help="fail when a guarded run takes more than this times the baseline's")
     args = parser.parse_args()
     args.out = str(Path(args.out).resolve())
     args.shared = str(Path(args.shared).resolve())
     results = {"machine": machine(), "reps": args.reps, "parse": [], "verdicts": [], "e2e": [],
-               "crawl": [], "failures": []}
+               "crawl": [], "guard": [], "guard_max": args.guard_max, "failures": []}
     only = args.only.split(",")
     # The crawl slice needs only the robots-census binary.
-    paths = build(results, benches=only != ["crawl"])
+    paths = build(results, benches=bool(set(only) - {"crawl", "guard"}))
     steps = {"parse": bench_parse, "verdicts": bench_verdicts, "e2e": bench_e2e,
-             "crawl": bench_crawl_step}
+             "guard": bench_guard_step, "crawl": bench_crawl_step}
     for name in only:
         steps[name](args, paths, results)
     report = render(results)

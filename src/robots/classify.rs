@@ -74,15 +74,69 @@ impl RuleSetClass {
 const ALLOW_ALL_VALUES: [&[u8]; 4] = [b"/", b"*", b"/*", b""];
 
 /// The probe paths of one document, built the first time an agent needs them:
-/// most agents are decided without probing.
+/// most agents are decided without probing. The paths live in one buffer, each
+/// distinct path once, in file order.
 pub struct Probes<'d, 'a> {
     doc: &'d RobotsTxt<'a>,
-    paths: std::cell::OnceCell<Vec<UrlPath<'static>>>,
+    paths: std::cell::OnceCell<ProbePaths>,
+}
+
+/// Distinct probe paths other than `/`, packed in one buffer.
+struct ProbePaths {
+    bytes: Vec<u8>,
+    ends: Vec<usize>,
+}
+
+impl ProbePaths {
+    fn iter(&self) -> impl Iterator<Item = &[u8]> {
+        let starts = std::iter::once(0).chain(self.ends.iter().copied());
+        starts.zip(&self.ends).map(|(s, &e)| &self.bytes[s..e])
+    }
 }
 
 impl Probes<'_, '_> {
-    pub fn paths(&self) -> &[UrlPath<'static>] {
-        self.paths.get_or_init(|| self.doc.probe_paths())
+    fn paths(&self) -> &ProbePaths {
+        self.paths.get_or_init(|| {
+            let doc = self.doc;
+            // The same path as `probe_paths` gives, without an allocation per rule:
+            // each rule's URL is built in one scratch buffer and only its path kept.
+            let mut scratch = b"http://h".to_vec();
+            let mut all = ProbePaths {
+                bytes: Vec::new(),
+                ends: Vec::with_capacity(doc.rules.len() + 1),
+            };
+            let mut push = |path: &[u8]| {
+                if path != b"/" {
+                    all.bytes.extend_from_slice(path);
+                    all.ends.push(all.bytes.len());
+                }
+            };
+            for rule in &doc.rules {
+                let value = rule.pattern.strip_suffix(b"$").unwrap_or(&rule.pattern);
+                if value.is_empty() {
+                    continue;
+                }
+                scratch.truncate(b"http://h".len());
+                scratch.extend_from_slice(value);
+                push(UrlPath::new(&scratch).as_bytes());
+            }
+            push(DUMMY_PROBE_PATH);
+            // One verdict per distinct path (repeated rules, the same list under
+            // several user-agent groups, are common), in file order: the first
+            // rules usually settle the class, and the search stops there.
+            let mut seen = std::collections::HashSet::with_capacity(all.ends.len());
+            let mut distinct = ProbePaths {
+                bytes: Vec::with_capacity(all.bytes.len()),
+                ends: Vec::with_capacity(all.ends.len()),
+            };
+            for path in all.iter() {
+                if seen.insert(path) {
+                    distinct.bytes.extend_from_slice(path);
+                    distinct.ends.push(distinct.bytes.len());
+                }
+            }
+            distinct
+        })
     }
 }
 
@@ -130,15 +184,19 @@ impl<'a> RobotsTxt<'a> {
     /// Whether robots.cc allows `/` for `agent`, and the Somesite class over
     /// `probes` (the paths are built on first use; `/` among them is skipped).
     pub fn probe_class(&self, agent: &[u8], probes: &Probes<'_, '_>) -> (bool, ProbeClass) {
-        let root = self.verdict(agent, b"/").allowed;
         let Some(rules) = self.applicable_rules(agent) else {
-            return (root, ProbeClass::None);
+            // No group applies: everything is allowed.
+            return (true, ProbeClass::None);
         };
+        // The verdicts below are robots.cc's over the rules that apply to the agent,
+        // collected once instead of walking every group for every probe.
+        let rules: Vec<&Rule<'a>> = rules.collect();
+        let root = self.allowed_by(&rules, b"/");
         // Shortcuts that need no probe (most files): nothing can be disallowed without
         // a non-empty disallow rule; nothing is allowed when a disallow rule matches
         // every path (all probes start with '/') and no non-empty allow rule exists.
         let (mut allow, mut disallow, mut everything) = (false, false, false);
-        for rule in rules.filter(|r| !r.pattern.is_empty()) {
+        for rule in rules.iter().filter(|r| !r.pattern.is_empty()) {
             match rule.kind {
                 RuleKind::Allow => allow = true,
                 RuleKind::Disallow => {
@@ -153,11 +211,11 @@ impl<'a> RobotsTxt<'a> {
         if !root && !allow && everything {
             return (root, ProbeClass::Full);
         }
-        let mut other = probes.paths().iter().filter(|p| p.as_bytes() != b"/");
-        let class = match (
-            root,
-            other.any(|p| self.verdict_for_path(agent, p).allowed != root),
-        ) {
+        let differs = probes
+            .paths()
+            .iter()
+            .any(|path| self.allowed_by(&rules, path) != root);
+        let class = match (root, differs) {
             (_, true) => ProbeClass::Partial,
             (true, false) => ProbeClass::None,
             (false, false) => ProbeClass::Full,
@@ -194,17 +252,22 @@ impl<'a> RobotsTxt<'a> {
     /// applies to it (groups naming it, merged; else the `*` groups). Repeated rules
     /// count once: the rule set is a set.
     pub fn rule_set_class(&self, agent: &[u8]) -> RuleSetClass {
-        let Some(applicable) = self.applicable_rules(agent) else {
+        let Some(mut applicable) = self.applicable_rules(agent) else {
             return RuleSetClass::NotAddressed;
         };
-        let mut rules: Vec<(RuleKind, &[u8])> = applicable.map(|r| (r.kind, r.value)).collect();
-        rules.sort_unstable();
-        rules.dedup();
-        match rules.as_slice() {
-            [] => RuleSetClass::AllowAll,
-            [(RuleKind::Disallow, b"/")] => RuleSetClass::DisallowAll,
-            [(RuleKind::Disallow, b"")] => RuleSetClass::AllowAll,
-            [(RuleKind::Allow, v)] if ALLOW_ALL_VALUES.contains(v) => RuleSetClass::AllowAll,
+        // Every class but allow_part is a set of at most one rule: the first rule
+        // decides, unless another differs from it.
+        let Some(first) = applicable.next() else {
+            return RuleSetClass::AllowAll;
+        };
+        let only = (first.kind, first.value);
+        if applicable.any(|r| (r.kind, r.value) != only) {
+            return RuleSetClass::AllowPart;
+        }
+        match only {
+            (RuleKind::Disallow, b"/") => RuleSetClass::DisallowAll,
+            (RuleKind::Disallow, b"") => RuleSetClass::AllowAll,
+            (RuleKind::Allow, v) if ALLOW_ALL_VALUES.contains(&v) => RuleSetClass::AllowAll,
             _ => RuleSetClass::AllowPart,
         }
     }

@@ -184,6 +184,20 @@ impl<'a> RobotsTxt<'a> {
     }
 }
 
+impl RobotsTxt<'_> {
+    /// Whether robots.cc allows `path` (already reduced) when `rules` are exactly the
+    /// rules of the groups that apply to the agent, in file order: the groups naming
+    /// it, else the `*` groups. The same answer as [`RobotsTxt::verdict_for_path`]'s
+    /// `allowed`, for callers that ask one agent about many paths.
+    pub(super) fn allowed_by(&self, rules: &[&Rule<'_>], path: &[u8]) -> bool {
+        let mut bests = Bests::NONE;
+        for (index, rule) in rules.iter().enumerate() {
+            bests.offer(index, rule, path);
+        }
+        !(bests.any_positive() && bests.disallowed())
+    }
+}
+
 /// What the groups that apply to one agent say, beyond single verdicts: the
 /// basis of the `agents` table's full/partial classification.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
