@@ -71,23 +71,32 @@ pub(crate) fn terminator_start(b: &[u8]) -> usize {
     }
 }
 
-/// Offsets `k` in `b[..limit]` where a line starts with `WARC/`: `b[k-1]` is LF, or
-/// `k == 0` and the byte before `b` (`prev`) is LF. Candidates for a record start.
-pub(crate) fn line_starts_with_warc(
+/// Every position of `WARC/` in `b`. The searcher is built once: every block and
+/// header is scanned, and building a `memmem` searcher per scan cost more than the
+/// scan itself on robots.txt-sized records.
+pub(crate) fn warc_slashes(b: &[u8]) -> memchr::memmem::FindIter<'_, 'static> {
+    static FINDER: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"WARC/"));
+    FINDER.find_iter(b)
+}
+
+/// The first offset `k` in `b[..limit]` where a record may start: `WARC/` at a line
+/// start (`b[k-1]` is LF, or `k == 0` and the byte before `b`, `prev`, is LF), or at a
+/// member / frame start (`unit_at(k)`: after damaged data that does not end in a line
+/// break). One scan for both.
+pub(crate) fn record_start_candidate(
     b: &[u8],
     limit: usize,
     prev: u8,
-) -> impl Iterator<Item = usize> + '_ {
-    memchr::memmem::find_iter(b, b"WARC/")
-        .take_while(move |&k| k < limit)
-        .filter(move |&k| {
-            let before = if k == 0 {
-                prev
-            } else {
-                b.get(k - 1).copied().unwrap_or(0)
-            };
-            before == b'\n'
-        })
+    unit_at: impl Fn(usize) -> bool,
+) -> Option<usize> {
+    warc_slashes(b).take_while(|&k| k < limit).find(|&k| {
+        let before = match k {
+            0 => prev,
+            _ => b.get(k - 1).copied().unwrap_or(0),
+        };
+        before == b'\n' || unit_at(k)
+    })
 }
 
 /// Bytes of look-ahead [`ends_cleanly`] needs past a declared record end.
@@ -170,10 +179,20 @@ mod tests {
     #[test]
     fn candidates_and_terminators() {
         let b = b"x\nWARC/1.0\r\nyWARC/\nWARC/";
-        let found: Vec<_> = line_starts_with_warc(b, b.len(), b'x').collect();
-        assert_eq!(found, [2, 19]);
-        let found: Vec<_> = line_starts_with_warc(b"WARC/", 5, b'\n').collect();
-        assert_eq!(found, [0]);
+        let never = |_| false;
+        assert_eq!(record_start_candidate(b, b.len(), b'x', never), Some(2));
+        assert_eq!(
+            record_start_candidate(&b[3..], b.len() - 3, b'x', never),
+            Some(16)
+        );
+        assert_eq!(record_start_candidate(&b[3..], 16, b'x', never), None);
+        // Not at a line start, but at a member start.
+        assert_eq!(
+            record_start_candidate(&b[3..], b.len() - 3, b'x', |k| k == 10),
+            Some(10)
+        );
+        assert_eq!(record_start_candidate(b"WARC/", 5, b'\n', never), Some(0));
+        assert_eq!(record_start_candidate(b"WARC/", 5, b'x', never), None);
         assert_eq!(trailing_newlines(b"ab\r\n\r\n"), 2);
         assert_eq!(trailing_newlines(b"ab"), 2);
         assert_eq!(trailing_newlines(b"\n"), 0);

@@ -479,13 +479,18 @@ pub fn commit_parts(
 /// Scheme, host and non-default port of a URL, as WHATWG URL parsing gives them
 /// (the `url` crate: lower-cased, IDNA to punycode). Empty when it does not parse.
 pub fn url_parts(url: &str) -> (String, String, Option<u16>) {
-    match url::Url::parse(url) {
-        Ok(u) => (
+    url_parts_of(url::Url::parse(url).ok().as_ref())
+}
+
+/// [`url_parts`] of a URL parsed already (`None`: it did not parse).
+pub fn url_parts_of(url: Option<&url::Url>) -> (String, String, Option<u16>) {
+    match url {
+        Some(u) => (
             u.scheme().to_owned(),
             u.host_str().unwrap_or_default().to_owned(),
             u.port(),
         ),
-        Err(_) => (String::new(), String::new(), None),
+        None => (String::new(), String::new(), None),
     }
 }
 

@@ -6,7 +6,7 @@
 use crate::config::RunConfig;
 use crate::input::{Capture, CaptureKind, InputProblem};
 use crate::output::rows::DocId;
-use crate::output::{authority, url_parts, AgentRow, Batches, DocInfo, Problem, Table};
+use crate::output::{authority, url_parts_of, AgentRow, Batches, DocInfo, Problem, Table};
 use crate::robots::{RobotsTxt, UrlPath, Verdict};
 use crate::sites::urls;
 use crate::verdicts::{classification, status_class, StatusOutcome};
@@ -60,7 +60,9 @@ pub fn document(
 ) -> usize {
     let doc_id = doc_id(source, capture.stream_offset);
     panic_point(&capture.target_uri);
-    let (scheme, host, port) = url_parts(&capture.target_uri);
+    // Parsed once for the URL parts, `is_robots_url` and the `Location` base.
+    let parsed = url::Url::parse(&capture.target_uri).ok();
+    let (scheme, host, port) = url_parts_of(parsed.as_ref());
     let has_body = capture.kind != CaptureKind::Revisit;
     // A status that does not parse is no evidence of a 2xx: the body is not classified.
     let outcome = if has_body && !capture.status_invalid {
@@ -97,9 +99,12 @@ pub fn document(
         location: capture
             .http_status
             .is_some_and(|s| (300..400).contains(&s))
-            .then(|| urls::resolve_location(&capture.target_uri, &capture.http_location))
+            .then(|| {
+                let base = parsed.as_ref()?;
+                urls::resolve_location_against(base, &capture.http_location)
+            })
             .flatten(),
-        is_robots_url: urls::is_robots_url(&capture.target_uri),
+        is_robots_url: parsed.as_ref().is_some_and(urls::is_robots_parsed),
     };
     for warning in &capture.warnings {
         batches.problem(&problem_row(source, Some(doc_id), warning));

@@ -211,10 +211,25 @@ impl<'a> RobotsTxt<'a> {
         if !root && !allow && everything {
             return (root, ProbeClass::Full);
         }
-        let differs = probes
-            .paths()
-            .iter()
-            .any(|path| self.allowed_by(&rules, path) != root);
+        // The agent's own rules' paths are the likeliest to differ from `/`: they are
+        // probed first, each reduced in one scratch buffer, and only when none
+        // differs are the probes of the whole file built (once per document).
+        let mut scratch = b"http://h".to_vec();
+        let own_differs = rules.iter().any(|rule| {
+            let value = rule.pattern.strip_suffix(b"$").unwrap_or(&rule.pattern);
+            if value.is_empty() {
+                return false;
+            }
+            scratch.truncate(b"http://h".len());
+            scratch.extend_from_slice(value);
+            let path = UrlPath::new(&scratch);
+            path.as_bytes() != b"/" && self.allowed_by(&rules, path.as_bytes()) != root
+        });
+        let differs = own_differs
+            || probes
+                .paths()
+                .iter()
+                .any(|path| self.allowed_by(&rules, path) != root);
         let class = match (root, differs) {
             (_, true) => ProbeClass::Partial,
             (true, false) => ProbeClass::None,

@@ -48,11 +48,15 @@ pub fn registrable_domain(host: &str) -> Option<&str> {
 /// relative reference is relative to the target URI). `None` when either does
 /// not parse or the header is empty.
 pub fn resolve_location(base: &str, location: &str) -> Option<String> {
+    resolve_location_against(&url::Url::parse(base).ok()?, location)
+}
+
+/// [`resolve_location`] against a URL parsed already.
+pub fn resolve_location_against(base: &url::Url, location: &str) -> Option<String> {
     let location = location.trim();
     if location.is_empty() {
         return None;
     }
-    let base = url::Url::parse(base).ok()?;
     base.join(location).ok().map(String::from)
 }
 
@@ -72,9 +76,11 @@ pub fn lookup_key(url: &str) -> String {
 /// Whether a URL is a site's robots.txt as Common Crawl selects them: http(s),
 /// a host, the path exactly `/robots.txt`, no query.
 pub fn is_robots_url(url: &str) -> bool {
-    let Ok(parsed) = url::Url::parse(url) else {
-        return false;
-    };
+    url::Url::parse(url).is_ok_and(|parsed| is_robots_parsed(&parsed))
+}
+
+/// [`is_robots_url`] of a URL parsed already.
+pub fn is_robots_parsed(parsed: &url::Url) -> bool {
     matches!(parsed.scheme(), "http" | "https")
         && parsed.host().is_some()
         && parsed.path() == "/robots.txt"

@@ -11,7 +11,7 @@ use crate::input::buffer::{BUF_MAX, BUF_SIZE};
 use crate::input::error::InputError;
 use crate::input::http::{header_end, header_fields, parse_head, Coding, Encoding};
 use crate::input::scan::{
-    ends_cleanly, ends_exactly, line_starts_with_warc, terminator_start, trailing_newlines,
+    ends_cleanly, ends_exactly, record_start_candidate, terminator_start, trailing_newlines,
     version_line, Version, END_PROBE, VERSION_PROBE,
 };
 use crate::input::Capture;
@@ -112,14 +112,9 @@ impl WarcReader {
                 let src = self.s.source();
                 // A record starts at a line start, or at a member / frame start (after
                 // damaged data that does not end in a line break).
-                let Some(k) = line_starts_with_warc(window, limit - from, before)
-                    .chain(
-                        memchr::memmem::find_iter(window, b"WARC/")
-                            .take_while(|&k| k < limit - from)
-                            .filter(|&k| src.starts_unit(here + k as u64)),
-                    )
-                    .min()
-                else {
+                let Some(k) = record_start_candidate(window, limit - from, before, |k| {
+                    src.starts_unit(here + k as u64)
+                }) else {
                     break None;
                 };
                 let k = from + k;

@@ -24,7 +24,7 @@
 use super::decompress::{take_notices, Stream};
 use super::error::InputError;
 use super::http::{header_end, header_fields, set_text, BodyDecoder, Coding, Encoding};
-use super::scan::{is_separator, version_line, Version, VERSION_PROBE};
+use super::scan::{is_separator, version_line, warc_slashes, Version, VERSION_PROBE};
 use super::{Capture, CaptureKind, CaptureReader, Event, InputProblem};
 use crate::limits::{MAX_HEADER_BYTES, MAX_RECORD_GAP};
 
@@ -36,7 +36,7 @@ use block::BlockEnd;
 /// by the end of `a`) that starts a line or a member / frame (`unit_at`).
 fn header_damage(a: &[u8], unit_at: impl Fn(usize) -> bool) -> (usize, Option<&'static str>) {
     let nul = memchr::memchr(0, a);
-    let version = memchr::memmem::find_iter(a, b"WARC/")
+    let version = warc_slashes(a)
         .filter(|&k| k > 0 && (a.get(k - 1) == Some(&b'\n') || unit_at(k)))
         .find(|&k| version_line(a.get(k..).unwrap_or_default()) != Version::No);
     match (nul, version) {
@@ -127,7 +127,7 @@ impl WarcReader {
             }
             let mut found = None;
             let mut cut = a.len();
-            for k in memchr::memmem::find_iter(a, b"WARC/") {
+            for k in warc_slashes(a) {
                 if k == 0 && first {
                     continue; // The spot that just failed.
                 }
@@ -167,7 +167,10 @@ impl WarcReader {
             let (a, src) = (self.s.avail(), self.s.source());
             // A header ends at its blank line; a NUL byte or another version line before
             // it means the header was blanked or cut, and the next record may follow.
-            let (stop, why) = header_damage(a, |k| src.starts_unit(at + k as u64));
+            // Only bytes before the first blank line can cut the header: the search
+            // for damage stops there instead of running on through the record's block.
+            let limit = header_end(a).unwrap_or(a.len());
+            let (stop, why) = header_damage(&a[..limit], |k| src.starts_unit(at + k as u64));
             if let Some(n) = header_end(a.get(..stop).unwrap_or_default()) {
                 break n;
             }
