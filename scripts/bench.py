@@ -301,12 +301,17 @@ def render(results):
         f"Python {m['python']}; commit {m['git']}; {m['date']}. Shared, noisy machine: read the ratios.",
         f"Median of {results['reps']} runs unless marked (1 run).", "",
     ]
-    lines += render_parse(results["parse"]) + render_verdicts(results["verdicts"])
-    lines += render_e2e(results["e2e"])
+    # Steps left out with --only (or that produced nothing) get no empty tables.
+    if results["parse"]:
+        lines += render_parse(results["parse"])
+    if results["verdicts"]:
+        lines += render_verdicts(results["verdicts"])
+    if results["e2e"]:
+        lines += render_e2e(results["e2e"])
     lines += bench_guard.render(results["guard"], results["guard_max"])
     lines += bench_crawl.render(results["crawl"])
     if results["failures"]:
-        lines += ["## Not run", ""] + [f"- {f}" for f in results["failures"]] + [""]
+        lines += ["## Not run or failed", ""] + [f"- {f}" for f in results["failures"]] + [""]
     return "\n".join(lines)
 
 
