@@ -145,6 +145,17 @@ pub(crate) fn classify(err: &object_store::Error, location: &str) -> Verdict {
             why: fault.to_string(),
         };
     }
+    // object_store checks a 206's Content-Range against the range asked for and fails
+    // with its (private) `GetResultError::UnexpectedRange`, "Requested {expected:?},
+    // got {actual:?}": other bytes than asked for, which README promises as
+    // `remote_object_changed`. Its type cannot be named, so its message is matched;
+    // tests/it/remote.rs (a_continuation_with_other_bytes...) catches a change in it.
+    if let Some(range) = links().find(|e| is_unexpected_range(&e.to_string())) {
+        return Verdict::Fail(StoreError::Changed {
+            location: location.to_owned(),
+            detail: format!("a Range request answered with other bytes: {range}"),
+        });
+    }
     if let Some(http) = links().find(|e| e.is::<object_store::client::HttpError>()) {
         return Verdict::Retry {
             retry_after: None,
@@ -155,6 +166,14 @@ pub(crate) fn classify(err: &object_store::Error, location: &str) -> Verdict {
         location: location.to_owned(),
         detail: detail(),
     })
+}
+
+/// object_store's "Requested 1000..43582, got 1007..43582".
+fn is_unexpected_range(message: &str) -> bool {
+    message
+        .strip_prefix("Requested ")
+        .and_then(|rest| rest.split_once(", got "))
+        .is_some_and(|(asked, got)| asked.contains("..") && got.contains(".."))
 }
 
 /// An error and its sources on one line ("a: b: c").
@@ -349,5 +368,16 @@ mod tests {
             classify(&other, "x"),
             Verdict::Fail(StoreError::Failed { .. })
         ));
+    }
+
+    #[test]
+    fn a_range_other_than_asked_is_recognised_by_its_message() {
+        assert!(is_unexpected_range(
+            "Requested 1000..43582, got 1007..43582"
+        ));
+        assert!(!is_unexpected_range(
+            "Received non-partial response when range requested"
+        ));
+        assert!(!is_unexpected_range("Requested range was invalid"));
     }
 }

@@ -627,6 +627,38 @@ fn an_object_that_changes_mid_stream_is_an_error_row_not_a_mix() {
 }
 
 #[test]
+fn a_continuation_with_other_bytes_or_none_is_a_final_error_row() {
+    // A cut body continued with a Range request: a 206 whose Content-Range starts
+    // elsewhere than asked is other bytes than the first response's (the object
+    // changed, or the server is broken), `remote_object_changed` as README says; a
+    // server that ignores Range (200, whole object) is `remote_failed`. Both final,
+    // nothing of the input kept.
+    let f = fixture("remote_bad_range", &clean_files());
+    let (shifted, ignored) = (f.name(0).to_owned(), f.name(1).to_owned());
+    f.server.set_faults(serde_json::json!({
+        format!("/{shifted}"): [{"kind": "drop", "bytes": 1000}, {"kind": "bad_range", "shift": 7}],
+        format!("/{ignored}"): [{"kind": "drop", "bytes": 1000}, {"kind": "ignore_range"}],
+    }));
+    let (out, output) = f.run("out", &[]);
+    assert_eq!(output.status.code(), Some(1));
+    let (shifted_url, ignored_url) = (f.server.url(&shifted), f.server.url(&ignored));
+    let mut want = vec![
+        (shifted_url.clone(), "remote_object_changed".to_owned()),
+        (ignored_url.clone(), "remote_failed".to_owned()),
+    ];
+    want.sort();
+    assert_eq!(input_errors(&out), want);
+    for (url, name) in [(&shifted_url, &shifted), (&ignored_url, &ignored)] {
+        assert!(!sources(&out, "documents").contains_key(url), "{name}");
+        assert_eq!(sources(&out, "errors").get(url), Some(&1), "{name}");
+        assert_eq!(manifest_of(&out, url)["transient"], false, "{name}");
+        let log = f.server.requests_to(name);
+        assert_eq!(log.len(), 2, "{name}: the first GET and one continuation");
+        assert_eq!(log[1]["range"], "bytes=1000-", "{name}");
+    }
+}
+
+#[test]
 fn max_requests_caps_the_requests_in_flight() {
     let dir = scratch("remote_max_requests");
     let sample = repo().join("data-samples/IAH-urls-wget.warc.gz");

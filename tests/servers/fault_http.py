@@ -15,6 +15,9 @@ CloudFront and S3 really produce:
     stall           sends the headers and `bytes` bytes, then waits `seconds` before closing
     change          like drop, and the file's ETag changes (a new version of the object)
     slow            sends the body in 4 pieces over `seconds` seconds (to make requests overlap)
+    bad_range       a Range request is answered 206 with the bytes (and Content-Range) starting
+                    `shift` bytes (default 1) later than asked: other bytes than asked for
+    ignore_range    a Range request is answered 200 with the whole object
 
 Faults are a JSON object {"/path": [{"kind": "...", "times": N, ...}, ...]}: each request to
 the path (or, when the path has no entry, to any path under "*") uses the first fault whose
@@ -257,6 +260,11 @@ def make_handler(root, state):
                 ("Accept-Ranges", "bytes"),
                 ("Content-Type", "application/octet-stream"),
             ]
+            if rng is not None and kind == "ignore_range":
+                rng = None
+            if rng is not None and kind == "bad_range":
+                start, end = rng
+                rng = (min(start + int(fault.get("shift", 1)), end), end)
             if rng is not None:
                 start, end = rng
                 headers.append(("Content-Range", "bytes %d-%d/%d" % (start, end, len(data))))
