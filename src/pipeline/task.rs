@@ -12,9 +12,7 @@ use super::{should_stop, PipelineError};
 use crate::config::RunConfig;
 use crate::input::Unreadable;
 use crate::output::dataset::{InputReport, PartFile, Task, TaskManifest, FORMAT_VERSION};
-use crate::output::{
-    commit_parts, Batches, ClosedParts, OutputError, PartWriter, Problem, TableSet,
-};
+use crate::output::{commit_parts, ClosedParts, OutputError, PartWriter, TableSet};
 use crate::progress::Progress;
 use crate::store::Stores;
 
@@ -140,8 +138,15 @@ pub(super) fn read_task<'a>(
                     continue 'attempt;
                 }
                 Ok(Err(e)) => return Err(e),
-                // A bug met on one input is that input's error row; the run goes on.
-                Err(panic) => record_panic(config, source, &mut writers, &mut report, &*panic)?,
+                // A bug met on one input is that input's error row; the run goes on. The
+                // panic may have left a builder or a Parquet writer half-way (it can come
+                // from any stage: read, build or encode), so nothing this attempt wrote is
+                // trusted: the task starts again with the input as one error row.
+                Err(panic) => {
+                    failed.insert(source, panicked(&*panic));
+                    writers.abandon();
+                    continue 'attempt;
+                }
             }
             reports.push(report);
         }
@@ -183,36 +188,19 @@ pub(super) fn commit_task(
     })
 }
 
-/// Turns a panic while reading `source` into an input-level `errors` row.
-fn record_panic(
-    config: &RunConfig,
-    source: &str,
-    writers: &mut TaskWriters,
-    report: &mut InputReport,
-    panic: &(dyn std::any::Any + Send),
-) -> Result<(), PipelineError> {
+/// The input-level `errors` row of a panic while reading an input.
+fn panicked(panic: &(dyn std::any::Any + Send)) -> Unreadable {
     let what = panic
         .downcast_ref::<&str>()
         .map(|s| (*s).to_owned())
         .or_else(|| panic.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "unknown panic".to_owned());
-    if report.crawl.is_empty() {
-        report.crawl =
-            super::stream::crawl_in_path(source).unwrap_or_else(|| config.default_crawl.clone());
-    }
-    report.problems += 1;
-    report.records_seen += 1;
-    let message = format!(
-        "internal error while reading this input (a bug: please report it); rows of records before it are kept: {what}"
-    );
-    let mut batches = Batches::new(config.tables, &report.crawl);
-    batches.problem(&Problem {
-        doc_id: None,
-        source,
-        file_offset: None,
+    Unreadable {
         code: "internal_panic",
-        message: &message,
-    });
-    writers.for_crawl(&report.crawl)?.write(&mut batches)?;
-    Ok(())
+        message: format!(
+            "internal error while reading this input (a bug: please report it); none of its \
+             rows are kept: {what}"
+        ),
+        retry: false,
+    }
 }
