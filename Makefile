@@ -46,7 +46,7 @@ chromium:
 # the differential test asks Google's parser millions of questions). The Spark tests
 # need Java, the wheel test the wheel of dist/, the report test Chromium.
 test: venv chromium check-fmt clippy doc java wheel
-	ROBOTS_CENSUS_PYTHON=$(abspath $(PYTHON)) $(CARGO) test --release --locked --features fault-injection
+	ROBOTS_CENSUS_PYTHON=$(abspath $(PYTHON)) $(CARGO) test --release --locked --features fault-injection,external-tests
 
 # A long generative differential campaign against Google's parser: the test `make test`
 # runs with 100,000 questions (tests/it/generative/), asked N questions with seed SEED.
@@ -57,7 +57,7 @@ SEED ?= 1
 .PHONY: fuzz
 fuzz: venv
 	ROBOTS_CENSUS_PYTHON=$(abspath $(PYTHON)) ROBOTS_CENSUS_FUZZ_QUESTIONS=$(N) ROBOTS_CENSUS_FUZZ_SEED=$(SEED) \
-	  $(CARGO) test --release --locked --features fault-injection --test it -- --exact generative::generated_bodies_agree_with_robots_cc --nocapture
+	  $(CARGO) test --release --locked --features fault-injection,external-tests --test it -- --exact generative::generated_bodies_agree_with_robots_cc --nocapture
 
 # Regenerate schemas/<table>.json from the code (then review the diff).
 schemas:

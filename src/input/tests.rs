@@ -139,6 +139,10 @@ fn manifest() -> Vec<ManifestRow> {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "external-tests"),
+    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+)]
 fn corpus_counts_match_manifest() {
     let rows = manifest();
     assert_eq!(rows.len(), 24, "manifest rows");
@@ -205,6 +209,10 @@ fn corpus_counts_match_manifest() {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "external-tests"),
+    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+)]
 fn common_crawl_fields() {
     let d = open(&sample("iipc__jwarc/cc.warc.gz")).unwrap();
     assert_eq!(d.captures.len(), 1);
@@ -248,6 +256,10 @@ fn common_crawl_fields() {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "external-tests"),
+    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+)]
 fn chunked_robots_txt_of_archive_org() {
     let d = open(&sample("iipc__webarchive-commons/IAH-urls-wget.warc.gz")).unwrap();
     let robots: Vec<_> = d
@@ -276,6 +288,10 @@ fn chunked_robots_txt_of_archive_org() {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "external-tests"),
+    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+)]
 fn clueweb_gzip_content_encoding_is_decoded() {
     // ClueWeb left `Content-Encoding: gzip` in the headers of payloads it had already
     // decoded: decoding fails on every one, the (plain) raw bytes are kept with a warning.
@@ -295,6 +311,10 @@ fn clueweb_gzip_content_encoding_is_decoded() {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "external-tests"),
+    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+)]
 fn whole_file_gzip_and_revisit() {
     let d = open(&sample(
         "webrecorder__warcio/example-bad-non-chunked.warc.gz",
@@ -323,6 +343,10 @@ fn whole_file_gzip_and_revisit() {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "external-tests"),
+    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+)]
 fn members_not_aligned_with_records() {
     let path = sample("webrecorder__warcio/example-wrong-chunks.warc.gz");
     let d = open(&path).unwrap();
@@ -337,6 +361,10 @@ fn members_not_aligned_with_records() {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "external-tests"),
+    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+)]
 fn per_record_zstd() {
     let d = open(&sample("derived/warcfile.per-record.warc.zst")).unwrap();
     let g = open(&sample(
@@ -360,6 +388,10 @@ fn per_record_zstd() {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "external-tests"),
+    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+)]
 fn per_record_gzip_offsets_refetch_the_record() {
     let mut checked = 0;
     for name in [
@@ -807,6 +839,7 @@ proptest! {
     }
 
     #[test]
+    #[cfg_attr(not(feature = "external-tests"), ignore = "needs ../shared, the venv, Java or Chromium: make test")]
     fn mutated_samples_never_panic(
         seed in 0usize..6,
         flips in proptest::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 0..8),

@@ -106,6 +106,10 @@ fn obeys_line<'a>(s: &'a BTreeMap<String, (usize, Vec<String>)>, agent: &str) ->
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "external-tests"),
+    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+)]
 fn audit_report_matches_google_and_the_file() {
     let dir = scratch("audit");
     let mut args = Vec::new();
@@ -324,6 +328,10 @@ fn audit_report_matches_google_and_the_file() {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "external-tests"),
+    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+)]
 fn audit_reports_the_500_kib_cut_and_defaults() {
     let dir = scratch("audit-cut");
     let mut body = b"User-agent: *\nDisallow: /a\n".to_vec();
@@ -370,6 +378,10 @@ fn audit_reports_the_500_kib_cut_and_defaults() {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "external-tests"),
+    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+)]
 fn audit_html_escapes_the_file_and_usage_errors_exit_2() {
     let dir = scratch("audit-escape");
     let body = b"User-agent: *\nDisallow: /<script>alert(1)</script>\nNoindex: /\"&'\n";

@@ -40,6 +40,10 @@ const COLUMNS: [&str; 7] = [
 ];
 
 #[test]
+#[cfg_attr(
+    not(feature = "external-tests"),
+    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+)]
 fn changes_and_query_match_independent_expectations_and_each_other() {
     let out = census("changes");
     let ranks = corpus().dir.join("ranks.csv");
@@ -148,6 +152,10 @@ fn changes_and_query_match_independent_expectations_and_each_other() {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "external-tests"),
+    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+)]
 fn changes_usage_errors_exit_2() {
     let out = census("changes-usage");
     let no_sites = bin()

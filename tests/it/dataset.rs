@@ -299,7 +299,11 @@ fn a_panic_on_one_input_is_its_error_row_and_the_run_goes_on() {
     // rows (written before the panic by a writer the panic may have left half-way)
     // are kept. Every other input is complete.
     assert_eq!(
-        sources.iter().flatten().filter(|s| s.ends_with("a1.warc.gz")).count(),
+        sources
+            .iter()
+            .flatten()
+            .filter(|s| s.ends_with("a1.warc.gz"))
+            .count(),
         1,
         "{sources:?}"
     );

@@ -164,6 +164,10 @@ fn run_every_index(
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "external-tests"),
+    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+)]
 fn k8s_indexed_job_shards_union_to_a_full_run() {
     let job = load("k8s-indexed-job.yaml");
     assert_eq!(job["apiVersion"], "batch/v1");
@@ -222,6 +226,10 @@ fn k8s_indexed_job_shards_union_to_a_full_run() {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "external-tests"),
+    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+)]
 fn aws_batch_array_shards_union_to_a_full_run() {
     let submit = load("aws-batch-array.json");
     let definition = load("aws-batch-job-definition.json");
@@ -300,6 +308,10 @@ fn wheel() -> PathBuf {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "external-tests"),
+    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+)]
 fn wheel_installs_robots_census_on_path() {
     let wheel = wheel();
     let dir = scratch("wheel");

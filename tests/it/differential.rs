@@ -13,6 +13,10 @@ use serde_json::Value;
 use crate::support::{oracle_answers, python, repo, scratch, shared, unhex};
 
 #[test]
+#[cfg_attr(
+    not(feature = "external-tests"),
+    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+)]
 fn every_corpus_verdict_agrees_with_robots_cc() {
     // ROBOTS_CENSUS_ANSWERS reuses answers from an earlier run while iterating.
     let out = match std::env::var_os("ROBOTS_CENSUS_ANSWERS") {

@@ -85,6 +85,10 @@ fn manifest_types() -> HashMap<String, BTreeMap<String, u64>> {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "external-tests"),
+    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+)]
 fn every_shared_warc_sample_is_accounted_for() {
     let out = scratch("shared-warcs").join("out");
     let inputs = shared_warcs();
@@ -311,6 +315,10 @@ fn tables_flag_writes_only_the_tables_asked_for() {
 /// table: the bytes written still do not depend on the thread count, and every
 /// rule of every document lands once, in record order.
 #[test]
+#[cfg_attr(
+    not(feature = "external-tests"),
+    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+)]
 fn many_chunks_and_row_groups_are_deterministic_and_complete() {
     let dir = scratch("row-groups");
     let bodies: Vec<Vec<u8>> = corpus_files()

@@ -402,6 +402,10 @@ fn absolute_sitemap(url: &[u8]) -> bool {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "external-tests"),
+    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+)]
 fn every_query_agrees_with_independent_counts() {
     let dir = scratch("queries");
     let out = dir.join("out");
@@ -897,6 +901,10 @@ fn every_query_agrees_with_independent_counts() {
 /// input_problems.sql on an input cut inside a gzip member: one problem, and the
 /// complete records before the cut still became documents.
 #[test]
+#[cfg_attr(
+    not(feature = "external-tests"),
+    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+)]
 fn input_problems_reports_a_cut_archive() {
     let dir = scratch("queries-cut");
     let data = std::fs::read(repo().join(WARC_IAH)).expect("read sample");

@@ -328,6 +328,10 @@ pub(crate) fn path_arg(p: &Path) -> String {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "external-tests"),
+    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+)]
 fn http_paths_list_gives_the_rows_of_a_local_run() {
     let dir = scratch("remote_http_list");
     let (root, rel) = serve_tree(&dir, &sample_files());
@@ -361,6 +365,10 @@ fn http_paths_list_gives_the_rows_of_a_local_run() {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "external-tests"),
+    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+)]
 fn s3_gzip_paths_list_via_crawl_gives_the_rows_of_a_local_run() {
     let dir = scratch("remote_s3_list");
     let (root, rel) = serve_tree(&dir, &sample_files());
@@ -458,6 +466,10 @@ impl Fixture {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "external-tests"),
+    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+)]
 fn transient_faults_are_retried_and_the_rows_equal_a_clean_run() {
     let f = fixture("remote_faults", &sample_files());
     let cut = 300_000;
@@ -503,6 +515,10 @@ fn transient_faults_are_retried_and_the_rows_equal_a_clean_run() {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "external-tests"),
+    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+)]
 fn a_spent_retry_budget_is_an_error_row_and_resume_completes_the_input() {
     let f = fixture("remote_budget", &clean_files());
     assert_eq!(f.local_code, Some(0));
@@ -553,6 +569,10 @@ fn a_spent_retry_budget_is_an_error_row_and_resume_completes_the_input() {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "external-tests"),
+    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+)]
 fn not_found_and_access_denied_are_final_at_once() {
     let f = fixture("remote_final", &clean_files());
     let denied = f.name(0).to_owned();
@@ -603,6 +623,10 @@ fn not_found_and_access_denied_are_final_at_once() {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "external-tests"),
+    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+)]
 fn an_object_that_changes_mid_stream_is_an_error_row_not_a_mix() {
     let f = fixture("remote_changed", &clean_files());
     let changing = f.name(0).to_owned();
@@ -627,6 +651,10 @@ fn an_object_that_changes_mid_stream_is_an_error_row_not_a_mix() {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "external-tests"),
+    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+)]
 fn a_continuation_with_other_bytes_or_none_is_a_final_error_row() {
     // A cut body continued with a Range request: a 206 whose Content-Range starts
     // elsewhere than asked is other bytes than the first response's (the object
@@ -659,6 +687,10 @@ fn a_continuation_with_other_bytes_or_none_is_a_final_error_row() {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "external-tests"),
+    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+)]
 fn max_requests_caps_the_requests_in_flight() {
     let dir = scratch("remote_max_requests");
     let sample = repo().join("data-samples/IAH-urls-wget.warc.gz");
@@ -688,6 +720,10 @@ fn max_requests_caps_the_requests_in_flight() {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "external-tests"),
+    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+)]
 fn a_throttled_input_does_not_hold_up_the_others() {
     let f = fixture("remote_throttled_overlap", &clean_files());
     assert_eq!(f.local_code, Some(0));
@@ -726,6 +762,10 @@ fn a_throttled_input_does_not_hold_up_the_others() {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "external-tests"),
+    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+)]
 fn cut_bodies_are_continued_with_a_single_request_allowed() {
     // Each input is opened before a pool thread is free to read it; with one request
     // allowed, a reader whose body was cut must still get the permit for its Range
@@ -760,6 +800,10 @@ fn cut_bodies_are_continued_with_a_single_request_allowed() {
 /// The store API the output side will use (PUT, GET, LIST, DELETE), on moto's S3 and
 /// on the local file system, which must behave alike.
 #[test]
+#[cfg_attr(
+    not(feature = "external-tests"),
+    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+)]
 fn store_api_puts_gets_lists_and_deletes_on_s3_and_locally() {
     use robots_census::store::{Location, StoreOptions, Stores};
     let dir = scratch("remote_store_api");

@@ -72,6 +72,10 @@ fn temporaries(dir: &Path) -> Vec<PathBuf> {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "external-tests"),
+    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+)]
 fn s3_output_holds_the_bytes_of_a_local_output() {
     let dir = scratch("remote_out_s3");
     let (root, rel) = serve_tree(&dir, &sample_files());
@@ -191,6 +195,10 @@ fn is_request_to(e: &serde_json::Value, path: &str) -> bool {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "external-tests"),
+    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+)]
 fn a_remote_run_killed_with_sigkill_then_resumed_equals_a_clean_run() {
     let dir = scratch("remote_out_sigkill");
     let (root, rel) = serve_tree(&dir, &clean_files());

@@ -285,6 +285,10 @@ fn compare(page: &Value, results: &BTreeMap<String, QueryRows>, tables: &[(&str,
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "external-tests"),
+    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+)]
 fn report_numbers_equal_the_queries() {
     let (d, page) = default_report();
     let names: Vec<&str> = TABLES.iter().map(|(_, q)| *q).collect();
@@ -319,6 +323,10 @@ fn report_numbers_equal_the_queries() {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "external-tests"),
+    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+)]
 fn report_is_self_contained_html_without_parse_errors() {
     let (_, page) = default_report();
     let parsed = parse(page);
@@ -409,6 +417,10 @@ fn chromium(profile: &Path, height: u32) -> Command {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "external-tests"),
+    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+)]
 fn chromium_renders_every_chart_with_a_size() {
     let (d, page) = default_report();
     assert!(
@@ -469,6 +481,10 @@ fn chromium_renders_every_chart_with_a_size() {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "external-tests"),
+    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+)]
 fn options_rerun_the_sites_step_and_the_page_says_so() {
     let d = dataset("report-options");
     let ranks = d.corpus.join("ranks.csv");

@@ -171,6 +171,10 @@ fn key(row: &BTreeMap<String, Value>) -> String {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "external-tests"),
+    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+)]
 fn sites_match_independent_expectations_under_every_option() {
     let out = census("sites-options");
     let url_of: HashMap<String, String> = rows(&out.join("documents"))
@@ -242,6 +246,10 @@ fn sites_match_independent_expectations_under_every_option() {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "external-tests"),
+    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+)]
 fn documents_carry_crawl_location_registrable_domain_and_robots_url() {
     let out = census("sites-documents");
     let have = rows(&out.join("documents"));
@@ -271,6 +279,10 @@ fn documents_carry_crawl_location_registrable_domain_and_robots_url() {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "external-tests"),
+    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+)]
 fn sites_output_is_deterministic_and_replaces_the_old_table() {
     let out = census("sites-determinism");
     let ranks = corpus().dir.join("ranks.csv");
@@ -356,6 +368,10 @@ fn sites_output_is_deterministic_and_replaces_the_old_table() {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "external-tests"),
+    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+)]
 fn sites_agents_option_and_usage_errors() {
     let out = census("sites-usage");
     sites_ok(&out, &["-q", "--agents", "GPTBot"]);
@@ -388,6 +404,10 @@ fn sites_agents_option_and_usage_errors() {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "external-tests"),
+    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+)]
 fn queries_reproduce_the_published_shapes() {
     let out = census("sites-queries");
     let dir = out.parent().expect("dir").to_owned();
@@ -448,6 +468,10 @@ fn queries_reproduce_the_published_shapes() {
 /// probe class are compared on every body; the exact rule-set class only where escaping
 /// changed no value (Common Crawl compares the values as written).
 #[test]
+#[cfg_attr(
+    not(feature = "external-tests"),
+    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+)]
 fn agent_classes_agree_with_robots_cc_on_the_corpus() {
     let out = scratch("sites-corpus-classes").join("classes.jsonl");
     let made = Command::new(python())

@@ -24,6 +24,10 @@ fn contains(body: &[u8], needle: &[u8]) -> bool {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "external-tests"),
+    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+)]
 fn generated_cases_cover_the_grammar() {
     let corpus = corpus_files();
     let checks: &[Check] = &[
