@@ -302,6 +302,20 @@ impl OutTarget {
         result
     }
 
+    /// Deletes published parts of an earlier attempt of a task (S3); a no-op locally,
+    /// where [`crate::output::commit_parts`] removed them already.
+    pub fn remove_published(&self, stale: &[PartFile]) -> Result<(), OutputError> {
+        let OutTarget::S3 { root, stores, .. } = self else {
+            return Ok(());
+        };
+        for file in stale {
+            stores
+                .delete(&Self::object(root, &file.path))
+                .map_err(OutputError::Store)?;
+        }
+        Ok(())
+    }
+
     /// Removes this run's staging directory (S3) and those of runs that no longer
     /// live; a no-op locally.
     pub fn clean_staging(&self) {

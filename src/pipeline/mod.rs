@@ -132,8 +132,8 @@ fn run_tasks(
                 let result = read_task(config, stores, (&pool, &slots), &tasks[i], &progress)
                     .and_then(|read| match read {
                         TaskRead::Done(outcome) => Ok(outcome),
-                        TaskRead::Written(writers, reports) => {
-                            commit_task(config, &tasks[i], writers, reports)
+                        TaskRead::Written(writers, reports, earlier) => {
+                            commit_task(config, &tasks[i], writers, reports, earlier)
                         }
                     });
                 if let Err(e) = &result {

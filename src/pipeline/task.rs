@@ -72,7 +72,10 @@ pub(super) struct TaskOutcome {
 /// and waiting for [`commit_task`].
 pub(super) enum TaskRead<'a> {
     Done(TaskOutcome),
-    Written(TaskWriters<'a>, Vec<InputReport>),
+    /// The parts written, the inputs' reports, and the files an earlier committed
+    /// attempt of the task listed in its manifest (a transient failure being retried),
+    /// which [`commit_task`] removes where this attempt does not rewrite them.
+    Written(TaskWriters<'a>, Vec<InputReport>, Vec<PartFile>),
 }
 
 /// Reads one task's inputs into its parts, or takes its manifest when `--resume`
@@ -88,6 +91,7 @@ pub(super) fn read_task<'a>(
     task: &'a Task,
     progress: &Progress,
 ) -> Result<TaskRead<'a>, PipelineError> {
+    let mut earlier = Vec::new();
     if config.resume {
         if let Some(manifest) = config.out.read_manifest(&task.name) {
             if manifest.fingerprint == config.settings.fingerprint() && !manifest.needs_retry() {
@@ -101,6 +105,7 @@ pub(super) fn read_task<'a>(
                     resumed: true,
                 }));
             }
+            earlier = manifest.files;
         }
     }
     // A remote input cut short for good leaves rows that must not be kept: the task
@@ -152,7 +157,7 @@ pub(super) fn read_task<'a>(
         }
         break (writers, reports);
     };
-    Ok(TaskRead::Written(writers, reports))
+    Ok(TaskRead::Written(writers, reports, earlier))
 }
 
 /// Commits a read task's parts (fsync, rename; one PUT each on S3), then writes its
@@ -162,12 +167,20 @@ pub(super) fn commit_task(
     task: &Task,
     writers: TaskWriters<'_>,
     reports: Vec<InputReport>,
+    earlier: Vec<PartFile>,
 ) -> Result<TaskOutcome, PipelineError> {
     let fingerprint = config.settings.fingerprint();
     let files = writers.commit()?;
-    // On S3, each part is PUT now (locally they are in place already); the
-    // manifest comes after every part of the task.
+    // On S3, each part is PUT now (locally they are in place already), then the
+    // parts of an earlier attempt that this one did not rewrite (another crawl
+    // partition) are deleted; the manifest comes after all of that, so a crash in
+    // between leaves the earlier manifest, and the next resume does it again.
     config.out.publish(&files)?;
+    let stale: Vec<PartFile> = earlier
+        .into_iter()
+        .filter(|old| !files.iter().any(|new| new.path == old.path))
+        .collect();
+    config.out.remove_published(&stale)?;
     let mut rows = BTreeMap::new();
     for file in &files {
         *rows.entry(file.table.clone()).or_default() += file.rows;

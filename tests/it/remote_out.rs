@@ -8,8 +8,8 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::remote::{
-    assert_same_rows, census, clean_files, fault_server, moto_server, path_arg, sample_files,
-    serve_tree, AGENTS,
+    assert_same_rows, census, clean_files, fault_server, local_run, moto_server, path_arg,
+    sample_files, serve_tree, AGENTS,
 };
 use crate::support::{bin, python, scratch, tree};
 
@@ -174,6 +174,79 @@ fn s3_output_holds_the_bytes_of_a_local_output() {
         stderr(&http)
     );
     assert_eq!(temporaries(&tmp), Vec::<PathBuf>::new(), "staging left");
+}
+
+#[test]
+#[cfg_attr(
+    not(feature = "external-tests"),
+    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+)]
+fn a_resumed_s3_task_deletes_its_earlier_parts_under_another_crawl() {
+    // cc-robotstxt-sample.warc.gz is served under crawl-data/CC-MAIN-2024-22/ but its
+    // warcinfo says CC-MAIN-2026-48. Throttled for good, its task is committed with one
+    // remote_retries_exhausted row under the path's crawl (exit 75); resumed, its rows
+    // go under the warcinfo's crawl. The first attempt's part under CC-MAIN-2024-22
+    // must be gone from S3, or the dataset would keep the failure beside the rows.
+    let dir = scratch("remote_out_stale");
+    let (root, rel) = serve_tree(&dir, &clean_files());
+    let (local, local_code) = local_run(&dir, &root, &rel);
+    assert_eq!(local_code, Some(0));
+    let server = fault_server(&root);
+    let throttled = rel
+        .iter()
+        .find(|r| r.ends_with("cc-robotstxt-sample.warc.gz"))
+        .expect("sample served")
+        .clone();
+    server.set_faults(serde_json::json!({
+        format!("/{throttled}"): [{"kind": "slowdown", "retry_after": 1, "times": -1}],
+    }));
+    let s3 = moto_server("stale-test", &[]);
+    let env = s3_env(s3.port);
+    let (list, base) = (server.url("paths.txt"), server.url(""));
+    let url = "s3://stale-test/ds";
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "--inputs-from",
+            &list,
+            "--input-base-url",
+            &base,
+            "--out",
+            url,
+        ];
+        args.extend(extra);
+        census(&args, &env)
+    };
+    let failed = run(&["--retry-budget", "3"]);
+    assert_eq!(failed.status.code(), Some(75), "{}", stderr(&failed));
+    let first = dir.join("first");
+    download(s3.port, "stale-test", "ds", &first);
+    let stale: Vec<String> = tree(&first)
+        .into_keys()
+        .filter(|k| k.contains("crawl=CC-MAIN-2024-22/") && k.starts_with("errors/"))
+        .collect();
+    assert!(
+        !stale.is_empty(),
+        "the failure's errors part under the path's crawl"
+    );
+
+    server.set_faults(serde_json::json!({}));
+    let resumed = run(&["--resume"]);
+    assert_eq!(resumed.status.code(), Some(0), "{}", stderr(&resumed));
+    let second = dir.join("second");
+    download(s3.port, "stale-test", "ds", &second);
+    // The same part files as a local run of the same inputs (task names end in a hash
+    // of the sources, which differ: paths there, URLs here), and the same rows.
+    let parts = |t: std::collections::BTreeMap<String, Vec<u8>>| -> Vec<String> {
+        t.into_keys()
+            .filter(|k| k.ends_with(".parquet"))
+            .map(|k| match k.rsplit_once('-') {
+                Some((task, _hash)) => task.to_owned(),
+                None => k,
+            })
+            .collect()
+    };
+    assert_eq!(parts(tree(&second)), parts(tree(&local)));
+    assert_same_rows(&local, &second);
 }
 
 /// The manifests present under `out`.
