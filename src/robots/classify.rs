@@ -73,6 +73,20 @@ impl RuleSetClass {
 /// Values whose single rule, as an Allow, allows everything (Common Crawl's list).
 const ALLOW_ALL_VALUES: [&[u8]; 4] = [b"/", b"*", b"/*", b""];
 
+/// The probe path of a rule's `pattern`: one trailing `$` dropped, appended to a site
+/// root (`http://h`, built in `scratch`) and reduced as robots.cc reduces URLs. `None`
+/// when nothing is left.
+fn probe_path<'s>(scratch: &'s mut Vec<u8>, pattern: &[u8]) -> Option<UrlPath<'s>> {
+    let value = pattern.strip_suffix(b"$").unwrap_or(pattern);
+    if value.is_empty() {
+        return None;
+    }
+    scratch.clear();
+    scratch.extend_from_slice(b"http://h");
+    scratch.extend_from_slice(value);
+    Some(UrlPath::new(scratch))
+}
+
 /// The probe paths of one document, built the first time an agent needs them:
 /// most agents are decided without probing. The paths live in one buffer, each
 /// distinct path once, in file order.
@@ -100,7 +114,7 @@ impl Probes<'_, '_> {
             let doc = self.doc;
             // The same path as `probe_paths` gives, without an allocation per rule:
             // each rule's URL is built in one scratch buffer and only its path kept.
-            let mut scratch = b"http://h".to_vec();
+            let mut scratch = Vec::new();
             let mut all = ProbePaths {
                 bytes: Vec::new(),
                 ends: Vec::with_capacity(doc.rules.len() + 1),
@@ -112,13 +126,9 @@ impl Probes<'_, '_> {
                 }
             };
             for rule in &doc.rules {
-                let value = rule.pattern.strip_suffix(b"$").unwrap_or(&rule.pattern);
-                if value.is_empty() {
-                    continue;
+                if let Some(path) = probe_path(&mut scratch, &rule.pattern) {
+                    push(path.as_bytes());
                 }
-                scratch.truncate(b"http://h".len());
-                scratch.extend_from_slice(value);
-                push(UrlPath::new(&scratch).as_bytes());
             }
             push(DUMMY_PROBE_PATH);
             // One verdict per distinct path (repeated rules, the same list under
@@ -168,14 +178,11 @@ impl<'a> RobotsTxt<'a> {
             }
         };
         push(UrlPath::new(b"/"));
+        let mut scratch = Vec::new();
         for rule in &self.rules {
-            let value = rule.pattern.strip_suffix(b"$").unwrap_or(&rule.pattern);
-            if value.is_empty() {
-                continue;
+            if let Some(path) = probe_path(&mut scratch, &rule.pattern) {
+                push(path.into_owned());
             }
-            let mut url = b"http://h".to_vec();
-            url.extend_from_slice(value);
-            push(UrlPath::new(&url).into_owned());
         }
         push(UrlPath::new(DUMMY_PROBE_PATH));
         probes
@@ -214,16 +221,11 @@ impl<'a> RobotsTxt<'a> {
         // The agent's own rules' paths are the likeliest to differ from `/`: they are
         // probed first, each reduced in one scratch buffer, and only when none
         // differs are the probes of the whole file built (once per document).
-        let mut scratch = b"http://h".to_vec();
+        let mut scratch = Vec::new();
         let own_differs = rules.iter().any(|rule| {
-            let value = rule.pattern.strip_suffix(b"$").unwrap_or(&rule.pattern);
-            if value.is_empty() {
-                return false;
-            }
-            scratch.truncate(b"http://h".len());
-            scratch.extend_from_slice(value);
-            let path = UrlPath::new(&scratch);
-            path.as_bytes() != b"/" && self.allowed_by(&rules, path.as_bytes()) != root
+            probe_path(&mut scratch, &rule.pattern).is_some_and(|path| {
+                path.as_bytes() != b"/" && self.allowed_by(&rules, path.as_bytes()) != root
+            })
         });
         let differs = own_differs
             || probes
@@ -333,6 +335,27 @@ mod tests {
         let want: Vec<&[u8]> = vec![b"/", b"/caf%C3%A9/", b"/a%2Fb", DUMMY_PROBE_PATH];
         assert_eq!(paths, want);
         assert_eq!(probe(body, "GPTBot"), (true, ProbeClass::Partial));
+    }
+
+    #[test]
+    fn packed_probes_are_probe_paths_without_the_root() {
+        for body in [
+            "User-agent: *\nDisallow: /a$\nAllow: /caf\u{e9}/\nDisallow: /a\nDisallow: *.php\n",
+            "User-agent: x\nDisallow: /p?q\nUser-agent: y\nDisallow: /p?q\nDisallow: /\nAllow: $\n",
+            "User-agent: *\nDisallow:\n",
+            "Disallow: /before-any-group\nUser-agent: *\nDisallow: //x\nDisallow: /x#y\n",
+        ] {
+            let doc = RobotsTxt::parse(body.as_bytes());
+            let probes = doc.probes();
+            let packed: Vec<&[u8]> = probes.paths().iter().collect();
+            let want: Vec<Vec<u8>> = doc
+                .probe_paths()
+                .iter()
+                .map(|p| p.as_bytes().to_vec())
+                .filter(|p| p != b"/")
+                .collect();
+            assert_eq!(packed, want, "{body:?}");
+        }
     }
 
     #[test]
