@@ -59,17 +59,8 @@ pub(crate) fn header_end(b: &[u8]) -> Option<usize> {
 /// The `name: value` lines of a header block after its first line, trimmed. Folded
 /// continuation lines and lines without a colon are skipped.
 pub(crate) fn header_fields(block: &[u8]) -> impl Iterator<Item = (&[u8], &[u8])> {
-    let mut from = 0;
-    let lines = std::iter::from_fn(move || {
-        let rest = block.get(from..).filter(|_| from <= block.len())?;
-        let line = match memchr::memchr(b'\n', rest) {
-            Some(i) => &rest[..i],
-            None => rest,
-        };
-        from += line.len() + 1;
-        Some(line)
-    });
-    lines
+    block
+        .split(|&c| c == b'\n')
         .skip(1)
         .filter(|l| !l.starts_with(b" ") && !l.starts_with(b"\t"))
         .filter_map(|l| {

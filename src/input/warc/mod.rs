@@ -169,9 +169,12 @@ impl WarcReader {
             // it means the header was blanked or cut, and the next record may follow.
             // Only bytes before the first blank line can cut the header: the search
             // for damage stops there instead of running on through the record's block.
-            let limit = header_end(a).unwrap_or(a.len());
-            let (stop, why) = header_damage(&a[..limit], |k| src.starts_unit(at + k as u64));
-            if let Some(n) = header_end(a.get(..stop).unwrap_or_default()) {
+            // Damage found there lies before the blank line, so it cuts the header.
+            let end = header_end(a);
+            let (stop, why) = header_damage(&a[..end.unwrap_or(a.len())], |k| {
+                src.starts_unit(at + k as u64)
+            });
+            if let (None, Some(n)) = (why, end) {
                 break n;
             }
             if let Some(why) = why {
