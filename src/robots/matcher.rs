@@ -89,6 +89,12 @@ impl Bests {
         self.disallow.priority > self.allow.priority
     }
 
+    /// Whether these matches, of the scope that applies, disallow: some rule matched
+    /// with a positive priority and the disallow match is the higher.
+    fn blocks(&self) -> bool {
+        self.any_positive() && self.disallowed()
+    }
+
     /// robots.cc's `HigherPriorityMatch(disallow, allow)`: allow on ties.
     fn deciding(&self) -> Best {
         if self.disallow.priority > self.allow.priority {
@@ -157,12 +163,11 @@ impl<'a> RobotsTxt<'a> {
                 bests.offer(index, &self.rules[index], path);
             }
         }
-        let disallowed = if specific.any_positive() {
-            specific.disallowed()
-        } else if named {
-            false
+        // A group naming the agent, even one without a matching rule, hides `*`.
+        let disallowed = if named {
+            specific.blocks()
         } else {
-            global.any_positive() && global.disallowed()
+            global.blocks()
         };
         let deciding = if named {
             specific.deciding()
@@ -194,7 +199,7 @@ impl RobotsTxt<'_> {
         for (index, rule) in rules.iter().enumerate() {
             bests.offer(index, rule, path);
         }
-        !(bests.any_positive() && bests.disallowed())
+        !bests.blocks()
     }
 }
 
