@@ -4,143 +4,70 @@
 //! verdicts for `check`, findings for `lint`. Everything here is printing; the
 //! answers come from [`RobotsTxt::verdict`] and [`RobotsTxt::findings`].
 
-use std::ffi::OsString;
-use std::io::{self, Read, Write};
-use std::path::{Path, PathBuf};
-use std::process::ExitCode;
+use std::io::{self, Write};
 
 use serde_json::json;
 
 use crate::robots::{Finding, RobotsTxt, Scope, Severity, Verdict};
 
-const CHECK_EXIT_CODES: &str = "\
-Exit codes:
-  0  every URL asked is allowed for every agent
-  1  at least one URL is disallowed
-  2  usage error, or the robots.txt file cannot be read";
-
-const LINT_EXIT_CODES: &str = "\
-Exit codes:
-  0  no finding of severity error or warning (info findings may be printed)
-  1  at least one finding of severity error or warning
-  2  usage error, or the robots.txt file cannot be read";
-
-/// Arguments of `robots-census check`.
-#[derive(Debug, clap::Args)]
-#[command(after_help = CHECK_EXIT_CODES)]
-pub struct CheckArgs {
-    /// The robots.txt file, or `-` for standard input.
-    pub robots_file: PathBuf,
-    /// `AGENT URL...`; with `--agent`, only URLs. Agents are product tokens used as given
-    /// (`Googlebot`, not `Googlebot/2.1`); URLs are matched as written (percent-encode them).
-    #[arg(value_name = "AGENT|URL", required = true)]
-    pub args: Vec<OsString>,
-    /// Ask for this agent; may be repeated. All positional arguments are then URLs.
-    #[arg(long = "agent", short = 'a', value_name = "AGENT")]
-    pub agents: Vec<OsString>,
-    /// One JSON object per line: agent, url, allowed, line (0 when no rule decided),
-    /// pattern, directive (null when none) and scope (named, star, none).
-    #[arg(long)]
+/// The questions of one `check`: every agent is asked every URL, as given (bytes).
+#[derive(Debug, Clone)]
+pub struct CheckOptions {
+    pub agents: Vec<Vec<u8>>,
+    pub urls: Vec<Vec<u8>>,
+    /// One JSON object per line instead of the aligned text.
     pub json: bool,
 }
 
-/// Arguments of `robots-census lint`.
-#[derive(Debug, clap::Args)]
-#[command(after_help = LINT_EXIT_CODES)]
-pub struct LintArgs {
-    /// The robots.txt file, or `-` for standard input.
-    pub robots_file: PathBuf,
-    /// One JSON object per finding: line, severity, code, message, excerpt.
-    #[arg(long)]
-    pub json: bool,
-}
-
-const USAGE: u8 = 2;
-
-pub fn check(args: &CheckArgs) -> ExitCode {
-    let (agents, urls) = if args.agents.is_empty() {
-        match args.args.split_first() {
-            Some((agent, urls)) if !urls.is_empty() => (std::slice::from_ref(agent), urls),
-            _ => {
-                return usage(
-                    "check needs an AGENT and at least one URL (or --agent AGENT and URLs)",
-                )
-            }
-        }
-    } else {
-        (&args.agents[..], &args.args[..])
-    };
-    let Some(body) = read_body(&args.robots_file) else {
-        return ExitCode::from(USAGE);
-    };
-    let doc = RobotsTxt::parse(&body);
-    let mut out = io::stdout().lock();
+/// Writes one line per (agent, URL) answer; returns whether every URL was allowed.
+pub fn check(doc: &RobotsTxt<'_>, options: &CheckOptions, out: &mut dyn Write) -> io::Result<bool> {
     let mut all_allowed = true;
-    for agent in agents {
-        for url in urls {
-            let (agent, url) = (agent.as_encoded_bytes(), url.as_encoded_bytes());
+    for agent in &options.agents {
+        for url in &options.urls {
             let verdict = doc.verdict(agent, url);
             all_allowed &= verdict.allowed;
-            let line = if args.json {
+            let line = if options.json {
                 verdict_json(agent, url, &verdict)
             } else {
                 verdict_text(agent, url, &verdict)
             };
-            if writeln!(out, "{line}").is_err() {
-                return ExitCode::from(USAGE);
-            }
+            writeln!(out, "{line}")?;
         }
     }
-    ExitCode::from(if all_allowed { 0 } else { 1 })
+    Ok(all_allowed)
 }
 
-pub fn lint(args: &LintArgs) -> ExitCode {
-    let Some(body) = read_body(&args.robots_file) else {
-        return ExitCode::from(USAGE);
-    };
-    let doc = RobotsTxt::parse(&body);
-    let mut out = io::stdout().lock();
-    let mut counts = [0usize; 3];
+/// Findings of one `lint`, by severity.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LintCounts {
+    pub errors: usize,
+    pub warnings: usize,
+    pub infos: usize,
+}
+
+impl LintCounts {
+    pub fn total(&self) -> usize {
+        self.errors + self.warnings + self.infos
+    }
+}
+
+/// Writes one line per finding; returns their counts.
+pub fn lint(doc: &RobotsTxt<'_>, json: bool, out: &mut dyn Write) -> io::Result<LintCounts> {
+    let mut counts = LintCounts::default();
     for finding in &doc.findings {
-        counts[finding.code.severity() as usize] += 1;
-        let line = if args.json {
+        match finding.code.severity() {
+            Severity::Error => counts.errors += 1,
+            Severity::Warning => counts.warnings += 1,
+            Severity::Info => counts.infos += 1,
+        }
+        let line = if json {
             finding_json(finding)
         } else {
             finding_text(finding)
         };
-        if writeln!(out, "{line}").is_err() {
-            return ExitCode::from(USAGE);
-        }
+        writeln!(out, "{line}")?;
     }
-    let [errors, warnings, infos] = counts;
-    eprintln!(
-        "{}: {} findings ({errors} errors, {warnings} warnings, {infos} info)",
-        args.robots_file.display(),
-        doc.findings.len()
-    );
-    ExitCode::from(if errors + warnings > 0 { 1 } else { 0 })
-}
-
-fn usage(message: &str) -> ExitCode {
-    eprintln!("robots-census: {message}");
-    ExitCode::from(USAGE)
-}
-
-/// The whole file, or stdin for `-`; prints why (naming the path) when it cannot be read.
-pub(crate) fn read_body(path: &Path) -> Option<Vec<u8>> {
-    let read = if path == Path::new("-") {
-        let mut body = Vec::new();
-        io::stdin().lock().read_to_end(&mut body).map(|_| body)
-    } else {
-        std::fs::read(path)
-    };
-    match read {
-        Ok(body) => Some(body),
-        Err(err) => {
-            eprintln!("robots-census: cannot read {}: {err}", path.display());
-            None
-        }
-    }
+    Ok(counts)
 }
 
 fn lossy(bytes: &[u8]) -> String {
@@ -199,7 +126,7 @@ fn excerpt(finding: &Finding<'_>) -> String {
 
 /// Bytes as one printable line: cut as the errors table cuts excerpts
 /// ([`crate::robots::lint::cut_excerpt`]), lossy UTF-8, control characters escaped.
-pub(crate) fn printable(bytes: &[u8]) -> String {
+pub fn printable(bytes: &[u8]) -> String {
     let mut text = String::new();
     for c in String::from_utf8_lossy(crate::robots::lint::cut_excerpt(bytes)).chars() {
         if c.is_control() {
@@ -239,10 +166,3 @@ fn finding_json(finding: &Finding<'_>) -> String {
     })
     .to_string()
 }
-
-// `Severity as usize` indexes the counts above: keep the order error, warning, info.
-const _: () = assert!(
-    Severity::Error as usize == 0
-        && Severity::Warning as usize == 1
-        && Severity::Info as usize == 2
-);

@@ -6,8 +6,10 @@
 //! input (warc, csv, decompress, http)  ->  Capture { url, status, headers, body }
 //!   -> robots (tokenize -> parse -> RobotsTxt model, lint findings, matcher)
 //!   -> verdicts (which (agent, url) questions each document is asked)
+//!   -> census (what each column holds: URL facts, status meanings, document counts)
 //!   -> output (one Parquet writer per table, one part file per input)
-//! pipeline runs that flow over every input with rayon; cli/config/main are the thin shell.
+//! pipeline runs that flow over every input with rayon; config resolves what a run is asked.
+//! cli is the command layer: clap structs -> plain options -> a step -> an exit code.
 //! store reaches inputs on HTTP(S) servers and S3 (object_store, retries, request cap).
 //! sites (a later step) reads the tables back: the deciding capture per crawl, site and agent.
 //! audit reports on one robots.txt for people (findings, verdicts, RFC 9309 vs Google).
@@ -19,6 +21,7 @@
 //! get the model Google's robots.cc would build, and ask it questions.
 
 pub mod audit;
+pub mod census;
 pub mod changes;
 pub mod check;
 pub mod cli;

@@ -1,6 +1,9 @@
-//! Every hard limit of the pipeline, declared once.
+//! Every hard limit and fixed size of the pipeline, declared once: what the engine
+//! keeps of a body, what a reader accepts before it calls bytes damaged, how much a
+//! run holds in memory, how the dataset is cut into files.
 //!
-//! Hitting a limit is recorded (a flag in a row, a finding), never fatal.
+//! Hitting a limit on input data is recorded (a flag in a row, a finding, an errors
+//! row), never fatal.
 
 /// Google parses only the first 500 KiB of a robots.txt (production limit; the
 /// open-source robots.cc has none). The cut happens even in the middle of a line.
@@ -65,3 +68,101 @@ pub const MAX_RECORD_GAP: u64 = 16;
 /// `--paths` list with a few agents once needed over 1 GB. Chunks shrink as the
 /// questions grow (see `pipeline::stream`), so memory stays bounded up to this.
 pub const MAX_QUESTIONS_PER_DOCUMENT: usize = 10_000;
+
+// ---- Reading inputs ----
+
+/// Normal size of every read buffer.
+pub const BUF_SIZE: usize = 64 * 1024;
+
+/// A buffer grows up to this to hold a whole header block contiguously.
+pub const BUF_MAX: usize = MAX_HEADER_BYTES + BUF_SIZE;
+
+/// Most consumed bytes kept behind a mark. A corrupt gzip member / zstd frame longer
+/// than this cannot be gone back over; Common Crawl members are a few KiB.
+pub const MARK_MAX: usize = 1 << 20;
+
+/// Members/frames remembered for offset look-ups: enough for a full read-ahead of tiny
+/// members, small enough to stay bounded.
+pub const UNIT_RING: usize = 4096;
+
+/// Bytes searched for a compressed member when a file named as compressed does not
+/// start with a magic number (`input::detect::damaged_start`).
+/// 256 KiB: a run of 70 KB of CR LF before the first member was read as a plain file
+/// (every record lost) with 64 KiB.
+pub const DAMAGED_START_PROBE: usize = 256 * 1024;
+
+/// Longest gzip header (FEXTRA + FNAME + FCOMMENT) accepted before the member is corrupt.
+pub const GZIP_MEMBER_HEADER_MAX: usize = 64 * 1024;
+
+/// Output chunk of the content decoders: the most a decoder can produce past the cap.
+pub const DECODE_SCRATCH: usize = 32 * 1024;
+
+/// A chunk-size or trailer line longer than this is malformed.
+pub const CHUNK_LINE_MAX: usize = 4096;
+
+/// A gzip content header longer than this (FNAME/FCOMMENT) is malformed.
+pub const CONTENT_GZIP_HEADER_MAX: usize = 16 * 1024;
+
+/// Longest URL/host cell kept (longer ones are cut and warned about).
+pub const CSV_URL_CAP: usize = MAX_HEADER_BYTES;
+
+/// Longest status cell kept: `HTTP/1.1 404 Not Found` and some slack; anything longer
+/// is not a status.
+pub const CSV_STATUS_CAP: usize = 64;
+
+/// Longest header-row cell kept (column names).
+pub const CSV_NAME_CAP: usize = 1024;
+
+/// Column names remembered; later columns can still be counted but not chosen.
+pub const CSV_MAX_COLUMNS: usize = 4096;
+
+/// Scratch buffer `csv-core` writes field bytes into; a longer field arrives in pieces.
+pub const CSV_FIELD_PIECE: usize = 64 * 1024;
+
+// ---- Remote stores ----
+
+/// Error bodies are read up to this many bytes to classify them (CloudFront's page
+/// is ~1 KiB; S3's XML errors are smaller).
+pub const ERROR_BODY_CAP: usize = 64 << 10;
+
+// ---- The run's memory: chunks and tasks ----
+
+/// Records per chunk at most: the unit that is read while the previous one is processed.
+pub const CHUNK_RECORDS: usize = 2048;
+
+/// Body bytes per chunk, so a run of 500 KiB bodies cannot hold much memory.
+pub const CHUNK_BYTES: usize = 16 << 20;
+
+/// Verdict and agent rows per chunk, so many questions per document shrink the chunk
+/// instead of growing memory (see [`crate::limits::MAX_QUESTIONS_PER_DOCUMENT`]).
+pub const CHUNK_QUESTIONS: usize = 200_000;
+
+/// Records per rayon task inside a chunk (fixed, so output does not depend on threads).
+pub const TASK_RECORDS: usize = 64;
+
+/// Body capacity a recycled capture may keep: typical robots.txt fit, while the
+/// few 500 KiB bodies do not pin half a megabyte each in the spare pool.
+pub const SPARE_BODY_CAPACITY: usize = 64 << 10;
+
+// ---- The dataset ----
+
+/// Rows per row group: a table's open row group is closed at the first batch
+/// boundary at or past this many rows (boundaries depend only on the input).
+pub const ROW_GROUP_ROWS: usize = 128 * 1024;
+
+/// Most part files per table for one crawl by default: a 90,000-file Common Crawl
+/// crawl becomes 1,500 tasks of 60 inputs, so analysts' engines open 1,500 files per
+/// table, not 90,000 small ones.
+pub const TARGET_TASKS: usize = 1500;
+
+// ---- The steps after `run` ----
+
+/// Rows per batch read: large enough to amortise the per-batch work, small enough
+/// that a step holds little of a table at once.
+pub const READ_BATCH_ROWS: usize = 16 * 1024;
+
+/// Rows per written batch (and so the memory of the builders).
+pub const STEP_BATCH_ROWS: usize = 64 * 1024;
+
+/// Redirect hops followed (RFC 9309 section 2.3.1.2: "at least five").
+pub const MAX_REDIRECT_HOPS: u32 = 5;

@@ -3,27 +3,11 @@
 //! engine's driver runs after its tasks (see `spark/` and `deploy/`).
 
 use std::collections::BTreeMap;
-use std::process::ExitCode;
 
 use serde::Serialize;
 
 use crate::output::dataset::{self, TaskManifest};
 use crate::output::OutTarget;
-use crate::store::StoreOptions;
-
-/// Arguments of `robots-census status`.
-#[derive(Debug, clap::Args)]
-#[command(
-    after_help = "Exit codes:\n  0  every task is done (and _SUCCESS was written)\n  1  some tasks are missing or must be retried\n  2  not a dataset, or it cannot be read"
-)]
-pub struct StatusArgs {
-    /// The dataset (the --out of `run`): a directory or s3://bucket/prefix.
-    #[arg(value_name = "DIR|s3://BUCKET/PREFIX")]
-    pub out: String,
-    /// Print the report as JSON.
-    #[arg(long)]
-    pub json: bool,
-}
 
 /// The report, and the contents of `_SUCCESS`.
 #[derive(Debug, Default, Serialize)]
@@ -92,47 +76,39 @@ fn add_totals(status: &mut Status, manifest: &TaskManifest) {
     }
 }
 
-/// The `status` command.
-pub fn status(args: &StatusArgs) -> ExitCode {
-    let (out, status) = match OutTarget::parse(&args.out, StoreOptions::default(), None)
-        .map_err(|e| e.to_string())
-        .and_then(|out| dataset_status(&out).map(|status| (out, status)))
-    {
-        Ok(found) => found,
-        Err(e) => {
-            eprintln!("robots-census status: {e}");
-            return ExitCode::from(2);
-        }
-    };
-    let json = serde_json::to_string_pretty(&status).unwrap_or_default();
-    if args.json {
-        println!("{json}");
-    } else {
-        println!(
-            "tasks: {} done, {} to retry, {} missing of {}\ninputs: {}, records: {}, documents: {}, input problems: {}",
-            status.done, status.failed, status.missing, status.tasks,
-            status.inputs, status.records_seen, status.documents, status.problems
-        );
-        if !status.missing_tasks.is_empty() {
-            println!("missing task indices: {:?}", status.missing_tasks);
-        }
-        if !status.failed_tasks.is_empty() {
-            println!("tasks to retry: {:?}", status.failed_tasks);
-        }
+/// The report as text, one fact per line.
+pub fn render(status: &Status) -> String {
+    let mut text = format!(
+        "tasks: {} done, {} to retry, {} missing of {}\ninputs: {}, records: {}, documents: {}, input problems: {}\n",
+        status.done, status.failed, status.missing, status.tasks,
+        status.inputs, status.records_seen, status.documents, status.problems
+    );
+    if !status.missing_tasks.is_empty() {
+        text += &format!("missing task indices: {:?}\n", status.missing_tasks);
     }
+    if !status.failed_tasks.is_empty() {
+        text += &format!("tasks to retry: {:?}\n", status.failed_tasks);
+    }
+    text
+}
+
+/// Writes `<OUT>/_SUCCESS` (the report as JSON) for a complete dataset; refuses an
+/// incomplete one, so "complete" is said only once the marker is really there.
+pub fn mark_complete(out: &OutTarget, status: &Status) -> Result<(), String> {
     if !status.complete {
-        if !args.json {
-            println!("incomplete");
-        }
-        return ExitCode::from(1);
+        return Err(format!(
+            "{out}: {} of {} tasks done",
+            status.done, status.tasks
+        ));
     }
-    // "complete" is said only once _SUCCESS is really there.
-    if let Err(e) = out.write_file(dataset::SUCCESS_FILE, json.as_bytes()) {
-        eprintln!("robots-census status: {e}");
-        return ExitCode::from(2);
+    out.write_file(dataset::SUCCESS_FILE, status.to_json().as_bytes())
+        .map_err(|e| e.to_string())
+}
+
+impl Status {
+    /// The report as pretty JSON (what `--json` prints and `_SUCCESS` holds).
+    pub fn to_json(&self) -> String {
+        // A struct of numbers, strings and string-keyed maps always serializes.
+        serde_json::to_string_pretty(self).unwrap_or_default()
     }
-    if !args.json {
-        println!("complete: _SUCCESS written");
-    }
-    ExitCode::SUCCESS
 }

@@ -13,38 +13,8 @@
 mod html;
 mod text;
 
-use std::ffi::OsString;
-use std::path::PathBuf;
-use std::process::ExitCode;
-
 use crate::limits::ROBOTS_PARSE_CAP;
 use crate::robots::{Code, RobotsTxt, Rule, Scope};
-
-const AUDIT_AFTER_HELP: &str = "\
-Without --url the verdict table asks about the site root `/`; without --agent it asks
-the default crawler list (src/verdicts/default_agents.txt). The terminal report goes
-to stdout; --html FILE writes the same report as one HTML page (inline CSS, no script).
-
-Exit codes:
-  0  the report was written
-  2  usage error, the robots.txt file cannot be read, or the HTML file cannot be written";
-
-/// Arguments of `robots-census audit`.
-#[derive(Debug, clap::Args)]
-#[command(after_help = AUDIT_AFTER_HELP)]
-pub struct AuditArgs {
-    /// The robots.txt file, or `-` for standard input.
-    pub robots_file: PathBuf,
-    /// A URL to ask about (matched as written: percent-encode it); may be repeated.
-    #[arg(long = "url", short = 'u', value_name = "URL")]
-    pub urls: Vec<OsString>,
-    /// An agent (product token) to ask about; may be repeated.
-    #[arg(long = "agent", short = 'a', value_name = "AGENT")]
-    pub agents: Vec<OsString>,
-    /// Also write the report as a self-contained HTML page to FILE.
-    #[arg(long, value_name = "FILE")]
-    pub html: Option<PathBuf>,
-}
 
 /// One lint finding, ready to print.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -324,46 +294,45 @@ fn hex(digit: u8) -> u8 {
     }
 }
 
-/// Runs `robots-census audit`.
-pub fn audit(args: &AuditArgs) -> ExitCode {
-    let Some(body) = crate::check::read_body(&args.robots_file) else {
-        return ExitCode::from(2);
-    };
-    let doc = RobotsTxt::parse(&body);
+/// What one audit asks: the agents and URLs of the verdict table, as given (bytes).
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Empty: the default crawler list.
+    pub agents: Vec<Vec<u8>>,
+    /// Empty: the site root `/`.
+    pub urls: Vec<Vec<u8>>,
+}
+
+/// The audit of one parsed file named `name`: the default crawler list, then any other
+/// agent asked about, gets a row of the groups it obeys.
+pub fn audit(name: &str, doc: &RobotsTxt<'_>, options: &Options) -> Audit {
     let defaults = crate::verdicts::parse_agent_list(crate::verdicts::DEFAULT_AGENTS);
-    let agents: Vec<Vec<u8>> = if args.agents.is_empty() {
+    let agents: Vec<Vec<u8>> = if options.agents.is_empty() {
         defaults.iter().map(|a| a.as_bytes().to_vec()).collect()
     } else {
-        args.agents
-            .iter()
-            .map(|a| a.as_encoded_bytes().to_vec())
-            .collect()
+        options.agents.clone()
     };
-    let urls: Vec<Vec<u8>> = if args.urls.is_empty() {
+    let urls: Vec<Vec<u8>> = if options.urls.is_empty() {
         vec![b"/".to_vec()]
     } else {
-        args.urls
-            .iter()
-            .map(|u| u.as_encoded_bytes().to_vec())
-            .collect()
+        options.urls.clone()
     };
-    // The default list, then any other agent asked about.
     let mut crawlers = defaults;
-    for agent in &args.agents {
-        let agent = agent.to_string_lossy().into_owned();
+    for agent in &options.agents {
+        let agent = String::from_utf8_lossy(agent).into_owned();
         if !crawlers.iter().any(|c| c.eq_ignore_ascii_case(&agent)) {
             crawlers.push(agent);
         }
     }
-    let name = args.robots_file.display().to_string();
-    let report = build(&name, &doc, &agents, &urls, &crawlers);
-    print!("{}", text::render(&report));
-    if let Some(path) = &args.html {
-        let page = html::render(&report);
-        if let Err(e) = crate::output::dataset::write_atomic(path, page.as_bytes()) {
-            eprintln!("robots-census: {e}");
-            return ExitCode::from(2);
-        }
-    }
-    ExitCode::SUCCESS
+    build(name, doc, &agents, &urls, &crawlers)
+}
+
+/// The terminal report.
+pub fn render_text(audit: &Audit) -> String {
+    text::render(audit)
+}
+
+/// The report as one self-contained HTML page (inline CSS, no script).
+pub fn render_html(audit: &Audit) -> String {
+    html::render(audit)
 }

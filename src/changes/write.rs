@@ -2,19 +2,15 @@
 //! every table under `<out>/changes/from_crawl=<A>/to_crawl=<B>/part-0.parquet`.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
-use arrow_array::builder::StringBuilder;
-use arrow_array::{ArrayRef, RecordBatch};
+use arrow_array::RecordBatch;
 
 use super::diff::Change;
 use super::ChangesError;
+use crate::limits::STEP_BATCH_ROWS;
 use crate::output::dataset::partition_dir;
 use crate::output::Table;
 use crate::sites::write::TableFile;
-
-/// Rows per written batch.
-const BATCH_ROWS: usize = 64 * 1024;
 
 /// Where the changes from crawl `a` to crawl `b` are written.
 pub fn path(out: &Path, a: &str, b: &str) -> PathBuf {
@@ -24,11 +20,11 @@ pub fn path(out: &Path, a: &str, b: &str) -> PathBuf {
         .join("part-0.parquet")
 }
 
-/// The changes file being written, one batch per [`BATCH_ROWS`] rows, so memory
+/// The changes file being written, one batch per [`STEP_BATCH_ROWS`] rows, so memory
 /// stays bounded however many changes there are.
 pub struct ChangesWriter {
     file: TableFile,
-    columns: Vec<StringBuilder>,
+    columns: crate::output::tables::Changes,
     rows: usize,
     from: String,
     to: String,
@@ -40,9 +36,7 @@ impl ChangesWriter {
     pub fn create(out: &Path, a: &str, b: &str) -> Result<Self, ChangesError> {
         Ok(ChangesWriter {
             file: TableFile::create(&path(out, a, b), Table::Changes)?,
-            columns: (0..Table::Changes.columns().len())
-                .map(|_| StringBuilder::new())
-                .collect(),
+            columns: Default::default(),
             rows: 0,
             from: a.to_owned(),
             to: b.to_owned(),
@@ -50,35 +44,26 @@ impl ChangesWriter {
     }
 
     pub fn push(&mut self, row: Change) -> Result<(), ChangesError> {
-        let values = [
-            Some(&*row.site),
-            Some(row.change),
-            row.agent.as_deref(),
-            row.directive,
-            row.value.as_deref(),
-            row.before,
-            row.after,
-            Some(self.from.as_str()),
-            Some(self.to.as_str()),
-        ];
-        for (builder, value) in self.columns.iter_mut().zip(values) {
-            builder.append_option(value);
-        }
+        let c = &mut self.columns;
+        c.site.append_value(&row.site);
+        c.change.append_value(row.change);
+        c.agent.append_option(row.agent.as_deref());
+        c.directive.append_option(row.directive);
+        c.value.append_option(row.value.as_deref());
+        c.before.append_option(row.before);
+        c.after.append_option(row.after);
+        c.from_crawl.append_value(&self.from);
+        c.to_crawl.append_value(&self.to);
         self.rows += 1;
-        if self.rows >= BATCH_ROWS {
+        if self.rows >= STEP_BATCH_ROWS {
             self.flush()?;
         }
         Ok(())
     }
 
     fn flush(&mut self) -> Result<(), ChangesError> {
-        let arrays: Vec<ArrayRef> = self
-            .columns
-            .iter_mut()
-            .map(|c| Arc::new(c.finish()) as ArrayRef)
-            .collect();
         self.rows = 0;
-        let batch = RecordBatch::try_new(Table::Changes.schema(), arrays)?;
+        let batch = RecordBatch::try_new(Table::Changes.schema(), self.columns.finish())?;
         Ok(self.file.write(&batch)?)
     }
 

@@ -14,16 +14,7 @@ use std::io::Read;
 
 use super::error::InputError;
 use super::InputProblem;
-use crate::limits::MAX_HEADER_BYTES;
-
-/// Normal size of every read buffer.
-pub(crate) const BUF_SIZE: usize = 64 * 1024;
-/// A buffer grows up to this to hold a whole header block contiguously.
-pub(crate) const BUF_MAX: usize = MAX_HEADER_BYTES + BUF_SIZE;
-
-/// Most consumed bytes kept behind a mark. A corrupt gzip member / zstd frame longer
-/// than this cannot be gone back over; Common Crawl members are a few KiB.
-pub(crate) const MARK_MAX: usize = 1 << 20;
+use crate::limits::{BUF_MAX, BUF_SIZE, MARK_MAX};
 
 /// A producer of bytes; `Err` is a break (reported once, reading may go on after it).
 pub(crate) trait Source: Send {

@@ -9,7 +9,7 @@
 //! field count check, an unterminated quote at the end of the input, decompression breaks
 //! (the row they cut is a problem; the parser restarts after them), and resynchronisation:
 //! a bad row that spans several lines is retried from its second line (its bytes are held
-//! by a buffer mark, up to [`MARK_MAX`](super::buffer::MARK_MAX)), because one damaged
+//! by a buffer mark, up to [`MARK_MAX`](crate::limits::MARK_MAX)), because one damaged
 //! quote otherwise swallows or splits every row after it. While resynchronising, a row
 //! counts only with an http(s) URL (a host name for a host column) and an empty or valid
 //! status; the bad rows up to the next good one are one `csv_bad_row` problem.
@@ -20,19 +20,7 @@ use super::decompress::{take_notices, Stream};
 use super::error::InputError;
 use super::http::parse_status_line;
 use super::{Capture, CaptureKind, CaptureReader, CsvOptions, Event, InputProblem};
-use crate::limits::MAX_HEADER_BYTES;
-
-/// Longest URL/host cell kept (longer ones are cut and warned about).
-const URL_CAP: usize = MAX_HEADER_BYTES;
-/// Longest status cell kept: `HTTP/1.1 404 Not Found` and some slack; anything longer
-/// is not a status.
-const STATUS_CAP: usize = 64;
-/// Longest header-row cell kept (column names).
-const NAME_CAP: usize = 1024;
-/// Column names remembered; later columns can still be counted but not chosen.
-const MAX_COLUMNS: usize = 4096;
-/// Scratch buffer `csv-core` writes field bytes into; a longer field arrives in pieces.
-const FIELD_PIECE: usize = 64 * 1024;
+use crate::limits::{CSV_FIELD_PIECE, CSV_MAX_COLUMNS, CSV_NAME_CAP, CSV_STATUS_CAP, CSV_URL_CAP};
 
 /// Which field goes where.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -78,22 +66,24 @@ impl Row {
 
     fn push(&mut self, dest: Dest, field: usize, bytes: &[u8], cap: &mut Capture) {
         if self.header_mode {
-            if field >= MAX_COLUMNS {
+            if field >= CSV_MAX_COLUMNS {
                 return;
             }
             if field >= self.names.len() {
                 self.names.resize_with(field + 1, Vec::new);
             }
             if let Some(name) = self.names.get_mut(field) {
-                append_capped(name, bytes, NAME_CAP);
+                append_capped(name, bytes, CSV_NAME_CAP);
             }
             return;
         }
         match dest {
             Dest::Url | Dest::Host => {
-                self.field_cut |= append_capped(&mut self.url, bytes, URL_CAP)
+                self.field_cut |= append_capped(&mut self.url, bytes, CSV_URL_CAP)
             }
-            Dest::Status => self.status_cut |= append_capped(&mut self.status, bytes, STATUS_CAP),
+            Dest::Status => {
+                self.status_cut |= append_capped(&mut self.status, bytes, CSV_STATUS_CAP)
+            }
             Dest::Body => cap.keep(bytes),
             Dest::Ignore => {}
         }
@@ -164,7 +154,7 @@ impl CsvReader {
         let mut r = Self {
             s,
             rdr: Reader::new(),
-            piece: vec![0; FIELD_PIECE],
+            piece: vec![0; CSV_FIELD_PIECE],
             dests: Vec::new(),
             row: Row::default(),
             line: 1,
@@ -345,7 +335,7 @@ impl CsvReader {
         }
         if self.row.field_cut {
             cap.warnings
-                .push(InputError::CsvFieldCut(URL_CAP).at(start));
+                .push(InputError::CsvFieldCut(CSV_URL_CAP).at(start));
         }
     }
 

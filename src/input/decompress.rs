@@ -21,12 +21,9 @@ use super::error::InputError;
 use super::gzip_members::GzipSource;
 use super::zstd_frames::ZstdSource;
 use super::InputProblem;
+use crate::limits::{DAMAGED_START_PROBE, UNIT_RING};
 
 pub(crate) use super::buffer::{Buffered, ReadSource, Source};
-
-/// Members/frames remembered for offset look-ups: enough for a full read-ahead of tiny
-/// members, small enough to stay bounded.
-const UNIT_RING: usize = 4096;
 
 /// A decompressed stream with the file positions of its members/frames.
 pub(crate) trait Decoded: Source {
@@ -161,10 +158,10 @@ pub(crate) fn open_stream(
     let head = raw.fill(detect::MAGIC_LEN);
     let mut compression = detect::compression(head, name_hint);
     if compression == Compression::None {
-        let probe = raw.fill(detect::DAMAGED_START_PROBE);
+        let probe = raw.fill(DAMAGED_START_PROBE);
         compression = detect::damaged_start(probe, name_hint).unwrap_or(Compression::None);
     } else {
-        let probe = raw.fill(detect::DAMAGED_START_PROBE);
+        let probe = raw.fill(DAMAGED_START_PROBE);
         compression =
             detect::contradicted_start(compression, probe, name_hint).unwrap_or(compression);
     }

@@ -5,6 +5,7 @@
 //! content cannot decide (an empty file, a corrupt first gzip member).
 
 use super::decompress::Stream;
+use crate::limits::{BUF_MAX, DAMAGED_START_PROBE};
 
 /// Compression of the raw file, from its magic bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,12 +52,7 @@ pub(crate) fn compression(head: &[u8], name_hint: &str) -> Compression {
     }
 }
 
-/// Bytes searched for a compressed member when a file named as compressed does not
-/// start with a magic number (see [`damaged_start`]).
-/// 256 KiB: a run of 70 KB of CR LF before the first member was read as a plain file
-/// (every record lost) with 64 KiB.
-pub(crate) const DAMAGED_START_PROBE: usize = 256 * 1024;
-const _: () = assert!(DAMAGED_START_PROBE <= crate::input::buffer::BUF_MAX);
+const _: () = assert!(DAMAGED_START_PROBE <= BUF_MAX);
 
 /// A file whose name says `.gz` / `.zst` but whose first bytes are no magic number: when
 /// the member magic appears within `probe` (the first [`DAMAGED_START_PROBE`] bytes) and

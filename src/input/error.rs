@@ -89,6 +89,34 @@ pub enum InputError {
 }
 
 impl InputError {
+    /// Every [`InputError::code`], in variant order (documented in `schemas/README.md`).
+    pub const CODES: &'static [&'static str] = &[
+        "input_unreadable",
+        "input_unsupported",
+        "gzip_corrupt_member",
+        "gzip_truncated_member",
+        "gzip_junk",
+        "gzip_crc_mismatch",
+        "zstd_corrupt_frame",
+        "zstd_checksum_mismatch",
+        "zstd_truncated_frame",
+        "zstd_dictionary_unusable",
+        "warc_bad_header",
+        "warc_padding",
+        "warc_length_mismatch",
+        "warc_truncated_file",
+        "http_bad_status_line",
+        "http_bad_header",
+        "content_decoding_failed",
+        "content_decoding_incomplete",
+        "chunked_malformed",
+        "chunked_incomplete",
+        "csv_bad_row",
+        "csv_bad_status",
+        "csv_missing_column",
+        "csv_field_cut",
+    ];
+
     /// Stable snake_case code of this error, used as the `code` column.
     pub fn code(&self) -> &'static str {
         match self {
@@ -126,5 +154,43 @@ impl InputError {
             code: self.code(),
             message: self.to_string(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_lists_every_variant_in_order() {
+        let s = String::new;
+        let samples = [
+            InputError::Unreadable(s()),
+            InputError::Unsupported(s()),
+            InputError::GzipCorruptMember(s()),
+            InputError::GzipTruncatedMember,
+            InputError::GzipJunk(0),
+            InputError::GzipCrcMismatch(s()),
+            InputError::ZstdCorruptFrame(s()),
+            InputError::ZstdChecksumMismatch(s()),
+            InputError::ZstdTruncatedFrame,
+            InputError::ZstdDictionary(s()),
+            InputError::WarcBadHeader(s()),
+            InputError::WarcPadding(s()),
+            InputError::WarcLengthMismatch(s()),
+            InputError::WarcTruncatedFile(s()),
+            InputError::HttpBadStatusLine(s()),
+            InputError::HttpBadHeader(s()),
+            InputError::ContentDecodingFailed(s()),
+            InputError::ContentDecodingIncomplete(s()),
+            InputError::ChunkedMalformed(s()),
+            InputError::ChunkedIncomplete,
+            InputError::CsvBadRow(s()),
+            InputError::CsvBadStatus(s()),
+            InputError::CsvMissingColumn(s()),
+            InputError::CsvFieldCut(0),
+        ];
+        let codes: Vec<&str> = samples.iter().map(InputError::code).collect();
+        assert_eq!(codes, InputError::CODES);
     }
 }

@@ -16,9 +16,7 @@ use super::decompress::{
 };
 use super::error::InputError;
 use super::InputProblem;
-
-/// Longest gzip header (FEXTRA + FNAME + FCOMMENT) accepted before the member is corrupt.
-const GZIP_HEADER_MAX: usize = 64 * 1024;
+use crate::limits::GZIP_MEMBER_HEADER_MAX;
 
 /// Result of parsing a gzip member header from the bytes at hand.
 #[derive(Debug, PartialEq, Eq)]
@@ -183,7 +181,9 @@ impl GzipSource {
             }
             let have = head.len();
             let parsed = parse_gzip_header(head);
-            if matches!(parsed, GzipHeader::NeedMore) && (have < want || have >= GZIP_HEADER_MAX) {
+            if matches!(parsed, GzipHeader::NeedMore)
+                && (have < want || have >= GZIP_MEMBER_HEADER_MAX)
+            {
                 // A header cut short by the end or too long: a later member may start
                 // inside it (the rest of this one was lost).
                 let later = find_magic(head, 1, &GZIP_MAGIC, |b| {
@@ -214,12 +214,12 @@ impl GzipSource {
                     self.member_cstart = self.inb.pos();
                     return self.truncated();
                 }
-                GzipHeader::NeedMore if have >= GZIP_HEADER_MAX => {
+                GzipHeader::NeedMore if have >= GZIP_MEMBER_HEADER_MAX => {
                     self.member_cstart = self.inb.pos();
                     self.inb.consume(1);
                     return self.corrupt("gzip header too long".to_owned());
                 }
-                GzipHeader::NeedMore => want = (have + 1024).min(GZIP_HEADER_MAX),
+                GzipHeader::NeedMore => want = (have + 1024).min(GZIP_MEMBER_HEADER_MAX),
                 GzipHeader::Bad(why) => {
                     let at = self.inb.pos();
                     // Step over the bad byte so the scan cannot find the same spot again.

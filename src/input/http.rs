@@ -16,14 +16,7 @@ use flate2::{Decompress, FlushDecompress, Status};
 use super::error::InputError;
 use super::gzip_members::{parse_gzip_header, GzipHeader};
 use super::{Capture, InputProblem};
-use crate::limits::BODY_KEEP_CAP;
-
-/// Output chunk of the content decoders: the most a decoder can produce past the cap.
-const SCRATCH: usize = 32 * 1024;
-/// A chunk-size or trailer line longer than this is malformed.
-const CHUNK_LINE_MAX: usize = 4096;
-/// A gzip content header longer than this (FNAME/FCOMMENT) is malformed.
-const GZIP_HEADER_MAX: usize = 16 * 1024;
+use crate::limits::{BODY_KEEP_CAP, CHUNK_LINE_MAX, CONTENT_GZIP_HEADER_MAX, DECODE_SCRATCH};
 
 /// Content-Encoding of a payload that is still encoded.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -103,10 +96,6 @@ pub(crate) fn parse_head(head: &[u8], offset: u64, cap: &mut Capture) -> Coding 
             coding.encoding = encoding_of(value);
         } else if name.eq_ignore_ascii_case(b"x-crawler-content-encoding") {
             set_text(&mut cap.crawler_content_encoding, value);
-        } else if name.eq_ignore_ascii_case(b"x-crawler-transfer-encoding") {
-            set_text(&mut cap.crawler_transfer_encoding, value);
-        } else if name.eq_ignore_ascii_case(b"x-crawler-content-length") {
-            set_text(&mut cap.crawler_content_length, value);
         } else if name.eq_ignore_ascii_case(b"location") {
             set_text(&mut cap.http_location, value);
         }
@@ -330,8 +319,8 @@ impl BodyDecoder {
                 Content::Identity
             }
         };
-        if self.scratch.len() < SCRATCH && !matches!(self.content, Content::Identity) {
-            self.scratch.resize(SCRATCH, 0);
+        if self.scratch.len() < DECODE_SCRATCH && !matches!(self.content, Content::Identity) {
+            self.scratch.resize(DECODE_SCRATCH, 0);
         }
     }
 
@@ -399,7 +388,7 @@ impl BodyDecoder {
                         self.hdr.clear();
                         self.inflate_push(rest, cap);
                     }
-                    GzipHeader::NeedMore if self.hdr.len() < GZIP_HEADER_MAX => {}
+                    GzipHeader::NeedMore if self.hdr.len() < CONTENT_GZIP_HEADER_MAX => {}
                     GzipHeader::NeedMore => self.fail("gzip header too long".to_owned()),
                     GzipHeader::Bad(why) => self.fail(format!("gzip: {why}")),
                 }

@@ -65,7 +65,6 @@ pub struct Capture {
     pub stream_offset: u64,
     /// CSV: 1-based line of the row; WARC: 0.
     pub line: u64,
-    pub warc_version: String,
     pub record_id: String,
     pub target_uri: String,
     pub warc_date: String,
@@ -80,10 +79,6 @@ pub struct Capture {
     pub http_content_type: String,
     /// `X-Crawler-Content-Encoding` (the original header Common Crawl renamed).
     pub crawler_content_encoding: String,
-    /// `X-Crawler-Transfer-Encoding`.
-    pub crawler_transfer_encoding: String,
-    /// `X-Crawler-Content-Length`.
-    pub crawler_content_length: String,
     /// HTTP `Location` header as sent (a redirect's target, possibly relative); empty when absent.
     pub http_location: String,
     /// Decoded payload, at most [`crate::limits::BODY_KEEP_CAP`] bytes.
@@ -107,7 +102,6 @@ impl Capture {
         self.file_length = 0;
         self.stream_offset = 0;
         self.line = 0;
-        self.warc_version.clear();
         self.record_id.clear();
         self.target_uri.clear();
         self.warc_date.clear();
@@ -117,8 +111,6 @@ impl Capture {
         self.status_invalid = false;
         self.http_content_type.clear();
         self.crawler_content_encoding.clear();
-        self.crawler_transfer_encoding.clear();
-        self.crawler_content_length.clear();
         self.http_location.clear();
         self.body.clear();
         self.body_size = 0;

@@ -22,6 +22,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::{io_err, OutputError, Table};
+use crate::limits::TARGET_TASKS;
 
 /// Version of the output layout and manifests; part of the fingerprint.
 pub const FORMAT_VERSION: u32 = 2;
@@ -32,11 +33,6 @@ pub const MANIFEST_DIR: &str = "_manifests";
 pub const DATASET_FILE: &str = "_dataset.json";
 /// `<out>/_SUCCESS`: written by `robots-census status` once every task is done.
 pub const SUCCESS_FILE: &str = "_SUCCESS";
-
-/// Most part files per table for one crawl by default: a 90,000-file Common Crawl
-/// crawl becomes 1,500 tasks of 60 inputs, so analysts' engines open 1,500 files per
-/// table, not 90,000 small ones.
-pub const TARGET_TASKS: usize = 1500;
 
 /// Inputs per task when `--inputs-per-task` is not given: the smallest K that keeps
 /// the run at or under [`TARGET_TASKS`] tasks. Small runs get one task per input.

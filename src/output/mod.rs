@@ -10,8 +10,10 @@ pub mod dataset;
 pub mod read;
 pub mod rows;
 pub mod schema;
+pub mod tables;
 pub mod target;
 
+use crate::limits::ROW_GROUP_ROWS;
 use std::fs::{self, File};
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
@@ -52,6 +54,14 @@ pub enum OutputError {
         table: &'static str,
         source: arrow_schema::ArrowError,
     },
+    #[error("output {0} already holds tables: pass --resume to continue it or --overwrite to replace it")]
+    Exists(String),
+    #[error("{out} was written with other settings ({differences}); rerun with the same flags and inputs, or --overwrite")]
+    SettingsDiffer { out: String, differences: String },
+    #[error("cannot prepare output {path}: {detail}")]
+    Prepare { path: String, detail: String },
+    #[error("cannot read the dataset settings: {0}")]
+    Meta(String),
 }
 
 fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> OutputError + '_ {
@@ -67,10 +77,6 @@ fn parquet_err(path: &Path) -> impl FnOnce(parquet::errors::ParquetError) -> Out
         source,
     }
 }
-
-/// Rows per row group: a table's open row group is closed at the first batch
-/// boundary at or past this many rows (boundaries depend only on the input).
-pub const ROW_GROUP_ROWS: usize = 128 * 1024;
 
 /// Writer properties of a table: zstd, and per column the dictionary and
 /// statistics its [`schema::Layout`] calls for.
@@ -474,62 +480,4 @@ pub fn commit_parts(
         dataset::sync_dir(dir)?;
     }
     Ok(parts.into_iter().map(|p| p.file).collect())
-}
-
-/// Scheme, host and non-default port of a URL, as WHATWG URL parsing gives them
-/// (the `url` crate: lower-cased, IDNA to punycode). Empty when it does not parse.
-pub fn url_parts(url: &str) -> (String, String, Option<u16>) {
-    url_parts_of(url::Url::parse(url).ok().as_ref())
-}
-
-/// [`url_parts`] of a URL parsed already (`None`: it did not parse).
-pub fn url_parts_of(url: Option<&url::Url>) -> (String, String, Option<u16>) {
-    match url {
-        Some(u) => (
-            u.scheme().to_owned(),
-            u.host_str().unwrap_or_default().to_owned(),
-            u.port(),
-        ),
-        None => (String::new(), String::new(), None),
-    }
-}
-
-/// `host[:port]` (port only when not the scheme's default).
-pub fn authority(host: &str, port: Option<u16>) -> String {
-    match port {
-        Some(port) => format!("{host}:{port}"),
-        None => host.to_owned(),
-    }
-}
-
-/// The host of an absolute URL (see [`url_parts`]); `None` when it has none.
-pub fn url_host(url: &str) -> Option<String> {
-    let (_, host, _) = url_parts(url);
-    (!host.is_empty()).then_some(host)
-}
-
-/// The `host[:port]` of an absolute URL, the key sampled URLs are joined by.
-pub fn url_authority(url: &str) -> Option<String> {
-    let (_, host, port) = url_parts(url);
-    (!host.is_empty()).then(|| authority(&host, port))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn hosts_are_whatwg_hosts() {
-        assert_eq!(
-            url_parts("HTTPS://User@WWW.Example.com:8080/robots.txt"),
-            ("https".into(), "www.example.com".into(), Some(8080))
-        );
-        assert_eq!(
-            url_host("http://Bücher.example/robots.txt").as_deref(),
-            Some("xn--bcher-kva.example")
-        );
-        assert_eq!(url_parts("https://example.com:443/robots.txt").2, None);
-        assert_eq!(url_authority("http://a.b:81?x").as_deref(), Some("a.b:81"));
-        assert_eq!(url_host("/relative"), None);
-    }
 }

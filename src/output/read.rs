@@ -5,16 +5,13 @@
 //!
 //! Every error names the file, and the column when one is missing or of another type.
 
+use crate::limits::READ_BATCH_ROWS;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use arrow_array::RecordBatch;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::arrow::ProjectionMask;
-
-/// Rows per batch read: large enough to amortise the per-batch work, small enough
-/// that a step holds little of a table at once.
-const BATCH_ROWS: usize = 16 * 1024;
 
 /// Why a table could not be read.
 #[derive(Debug, thiserror::Error)]
@@ -87,7 +84,7 @@ pub fn batches(
     let mask = ProjectionMask::columns(builder.parquet_schema(), columns.iter().copied());
     let reader = builder
         .with_projection(mask)
-        .with_batch_size(BATCH_ROWS)
+        .with_batch_size(READ_BATCH_ROWS)
         .build()
         .map_err(parquet)?;
     let path = path.to_owned();

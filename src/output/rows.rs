@@ -1,49 +1,21 @@
-//! Arrow builders for every table: one [`Batches`] collects the rows of a batch
-//! of documents, appending straight from the parsed model (no row structs), and
-//! `finish` turns them into record batches.
+//! The rows of a run's tables: one [`Batches`] collects the rows of a batch of
+//! documents, appending to each table's builders ([`super::tables`]) straight from
+//! the parsed model and the values [`crate::census`] derives, and `finish` turns
+//! them into record batches. Nothing is decided here; values are only appended.
 
 use std::sync::Arc;
 
-use arrow_array::builder::{
-    BooleanBuilder, FixedSizeBinaryBuilder, Float64Builder, Int32Builder, Int64Builder,
-    ListBuilder, StringBuilder, TimestampMicrosecondBuilder,
-};
-use arrow_array::{Array, ArrayRef, RecordBatch, StringArray};
+use arrow_array::{Array, RecordBatch, StringArray};
 
+use crate::census::document::{cut_at_500kib, key_of, Counts, SitemapFacts};
 use crate::robots::model::lossy_text;
 use crate::robots::{AgentSummary, Finding, ProbeClass, RobotsTxt, RuleSetClass, Verdict};
 
 use super::schema::{Table, TableSet};
+use super::tables::{Agents, Documents, Errors, Groups, Rules, Sitemaps, Verdicts};
 
 /// A document id: 128 bits, see [`crate::pipeline::doc_id`].
 pub type DocId = [u8; 16];
-
-/// Builds a `doc_id` column (a UUID in Parquet, so DuckDB reads it as one).
-struct IdBuilder(FixedSizeBinaryBuilder);
-
-impl Default for IdBuilder {
-    fn default() -> Self {
-        IdBuilder(FixedSizeBinaryBuilder::new(16))
-    }
-}
-
-impl IdBuilder {
-    fn append_value(&mut self, id: DocId) {
-        // The width is fixed at 16, so appending 16 bytes cannot fail.
-        let _ = self.0.append_value(id);
-    }
-
-    fn append_option(&mut self, id: Option<DocId>) {
-        match id {
-            Some(id) => self.append_value(id),
-            None => self.0.append_null(),
-        }
-    }
-
-    fn finish(&mut self) -> arrow_array::FixedSizeBinaryArray {
-        self.0.finish()
-    }
-}
 
 /// What the tables say about a capture besides its robots.txt: filled by the pipeline.
 #[derive(Debug, Clone, Default)]
@@ -112,49 +84,6 @@ fn to_i64(n: u64) -> i64 {
     i64::try_from(n).unwrap_or(i64::MAX)
 }
 
-#[derive(Default)]
-struct Documents {
-    doc_id: IdBuilder,
-    source: StringBuilder,
-    record_kind: StringBuilder,
-    file_offset: Int64Builder,
-    file_length: Int64Builder,
-    stream_offset: Int64Builder,
-    csv_line: Int64Builder,
-    warc_record_id: StringBuilder,
-    url: StringBuilder,
-    scheme: StringBuilder,
-    host: StringBuilder,
-    port: Int32Builder,
-    fetch_time: TimestampMicrosecondBuilder,
-    http_status: Int32Builder,
-    status_class: StringBuilder,
-    content_type: StringBuilder,
-    payload_type: StringBuilder,
-    crawler_content_encoding: StringBuilder,
-    warc_truncated: StringBuilder,
-    body_size: Int64Builder,
-    body_size_is_lower_bound: BooleanBuilder,
-    parsed_size: Int64Builder,
-    cut_at_500kib: BooleanBuilder,
-    content_sha1: StringBuilder,
-    utf8_bom: BooleanBuilder,
-    valid_utf8: BooleanBuilder,
-    has_nul: BooleanBuilder,
-    looks_like_html: BooleanBuilder,
-    n_lines: Int32Builder,
-    n_directives: Int32Builder,
-    n_groups: Int32Builder,
-    n_allow: Int32Builder,
-    n_disallow: Int32Builder,
-    n_sitemaps: Int32Builder,
-    n_other: Int32Builder,
-    n_findings: Int32Builder,
-    registrable_domain: StringBuilder,
-    location: StringBuilder,
-    is_robots_url: BooleanBuilder,
-}
-
 impl Documents {
     fn append(&mut self, info: &DocInfo<'_>, doc: Option<&RobotsTxt<'_>>) {
         self.doc_id.append_value(info.doc_id);
@@ -189,109 +118,28 @@ impl Documents {
         let facts = doc.map(|d| d.facts);
         self.parsed_size
             .append_option(facts.map(|f| to_i64(f.parsed_len as u64)));
-        self.cut_at_500kib.append_value(
-            facts.is_some_and(|f| f.cut_at_cap)
-                || info.body_size > crate::limits::ROBOTS_PARSE_CAP as u64,
-        );
+        self.cut_at_500kib
+            .append_value(cut_at_500kib(doc, info.body_size));
         self.utf8_bom.append_option(facts.map(|f| f.utf8_bom));
         self.valid_utf8.append_option(facts.map(|f| f.valid_utf8));
         self.has_nul.append_option(facts.map(|f| f.has_nul));
         self.looks_like_html
             .append_option(facts.map(|f| f.looks_like_html));
-        let counts = doc.map(|d| {
-            let allow = d
-                .rules
-                .iter()
-                .filter(|r| r.group.is_some() && r.kind == crate::robots::RuleKind::Allow)
-                .count();
-            let in_groups = d.rules.iter().filter(|r| r.group.is_some()).count();
-            [
-                d.lines.lines as usize,
-                d.lines.directive as usize,
-                d.groups.len(),
-                allow,
-                in_groups - allow,
-                d.sitemaps.len(),
-                d.others.len(),
-                d.findings.len(),
-            ]
-        });
-        let builders = [
-            &mut self.n_lines,
-            &mut self.n_directives,
-            &mut self.n_groups,
-            &mut self.n_allow,
-            &mut self.n_disallow,
-            &mut self.n_sitemaps,
-            &mut self.n_other,
-            &mut self.n_findings,
-        ];
-        for (i, builder) in builders.into_iter().enumerate() {
-            builder.append_option(counts.map(|c| to_i32(c[i])));
-        }
+        let counts = doc.map(Counts::of);
+        let count = |n: fn(&Counts) -> usize| counts.as_ref().map(|c| to_i32(n(c)));
+        self.n_lines.append_option(count(|c| c.lines));
+        self.n_directives.append_option(count(|c| c.directives));
+        self.n_groups.append_option(count(|c| c.groups));
+        self.n_allow.append_option(count(|c| c.allow));
+        self.n_disallow.append_option(count(|c| c.disallow));
+        self.n_sitemaps.append_option(count(|c| c.sitemaps));
+        self.n_other.append_option(count(|c| c.other));
+        self.n_findings.append_option(count(|c| c.findings));
         self.registrable_domain
             .append_option(info.registrable_domain);
         self.location.append_option(info.location.as_deref());
         self.is_robots_url.append_value(info.is_robots_url);
     }
-
-    fn finish(&mut self) -> Vec<ArrayRef> {
-        vec![
-            Arc::new(self.doc_id.finish()),
-            Arc::new(self.source.finish()),
-            Arc::new(self.record_kind.finish()),
-            Arc::new(self.file_offset.finish()),
-            Arc::new(self.file_length.finish()),
-            Arc::new(self.stream_offset.finish()),
-            Arc::new(self.csv_line.finish()),
-            Arc::new(self.warc_record_id.finish()),
-            Arc::new(self.url.finish()),
-            Arc::new(self.scheme.finish()),
-            Arc::new(self.host.finish()),
-            Arc::new(self.port.finish()),
-            Arc::new(self.fetch_time.finish().with_timezone("UTC")),
-            Arc::new(self.http_status.finish()),
-            Arc::new(self.status_class.finish()),
-            Arc::new(self.content_type.finish()),
-            Arc::new(self.payload_type.finish()),
-            Arc::new(self.crawler_content_encoding.finish()),
-            Arc::new(self.warc_truncated.finish()),
-            Arc::new(self.body_size.finish()),
-            Arc::new(self.body_size_is_lower_bound.finish()),
-            Arc::new(self.parsed_size.finish()),
-            Arc::new(self.cut_at_500kib.finish()),
-            Arc::new(self.content_sha1.finish()),
-            Arc::new(self.utf8_bom.finish()),
-            Arc::new(self.valid_utf8.finish()),
-            Arc::new(self.has_nul.finish()),
-            Arc::new(self.looks_like_html.finish()),
-            Arc::new(self.n_lines.finish()),
-            Arc::new(self.n_directives.finish()),
-            Arc::new(self.n_groups.finish()),
-            Arc::new(self.n_allow.finish()),
-            Arc::new(self.n_disallow.finish()),
-            Arc::new(self.n_sitemaps.finish()),
-            Arc::new(self.n_other.finish()),
-            Arc::new(self.n_findings.finish()),
-            Arc::new(self.registrable_domain.finish()),
-            Arc::new(self.location.finish()),
-            Arc::new(self.is_robots_url.finish()),
-        ]
-    }
-}
-
-#[derive(Default)]
-struct Groups {
-    doc_id: IdBuilder,
-    group_index: Int32Builder,
-    first_line: Int32Builder,
-    last_line: Int32Builder,
-    user_agents: ListBuilder<StringBuilder>,
-    product_tokens: ListBuilder<StringBuilder>,
-    has_star: BooleanBuilder,
-    n_allow: Int32Builder,
-    n_disallow: Int32Builder,
-    crawl_delay: Float64Builder,
 }
 
 impl Groups {
@@ -321,35 +169,6 @@ impl Groups {
             self.crawl_delay.append_option(group.crawl_delay);
         }
     }
-
-    fn finish(&mut self) -> Vec<ArrayRef> {
-        vec![
-            Arc::new(self.doc_id.finish()),
-            Arc::new(self.group_index.finish()),
-            Arc::new(self.first_line.finish()),
-            Arc::new(self.last_line.finish()),
-            Arc::new(self.user_agents.finish()),
-            Arc::new(self.product_tokens.finish()),
-            Arc::new(self.has_star.finish()),
-            Arc::new(self.n_allow.finish()),
-            Arc::new(self.n_disallow.finish()),
-            Arc::new(self.crawl_delay.finish()),
-        ]
-    }
-}
-
-#[derive(Default)]
-struct Rules {
-    doc_id: IdBuilder,
-    group_index: Int32Builder,
-    line: Int32Builder,
-    directive: StringBuilder,
-    key: StringBuilder,
-    value: StringBuilder,
-    pattern: StringBuilder,
-    pattern_length: Int32Builder,
-    has_wildcard: BooleanBuilder,
-    has_end_anchor: BooleanBuilder,
 }
 
 impl Rules {
@@ -390,84 +209,21 @@ impl Rules {
             }
         }
     }
-
-    fn finish(&mut self) -> Vec<ArrayRef> {
-        vec![
-            Arc::new(self.doc_id.finish()),
-            Arc::new(self.group_index.finish()),
-            Arc::new(self.line.finish()),
-            Arc::new(self.directive.finish()),
-            Arc::new(self.key.finish()),
-            Arc::new(self.value.finish()),
-            Arc::new(self.pattern.finish()),
-            Arc::new(self.pattern_length.finish()),
-            Arc::new(self.has_wildcard.finish()),
-            Arc::new(self.has_end_anchor.finish()),
-        ]
-    }
-}
-
-/// The key of a directive line as written (before ':' or the first blank).
-fn key_of(text: &[u8]) -> &[u8] {
-    let text = crate::robots::tokenize::trim(text);
-    let end = text
-        .iter()
-        .position(|b| matches!(b, b':' | b' ' | b'\t'))
-        .unwrap_or(text.len());
-    crate::robots::tokenize::trim(&text[..end])
-}
-
-#[derive(Default)]
-struct Sitemaps {
-    doc_id: IdBuilder,
-    line: Int32Builder,
-    url: StringBuilder,
-    is_absolute: BooleanBuilder,
-    host: StringBuilder,
-    same_host: BooleanBuilder,
 }
 
 impl Sitemaps {
     fn append(&mut self, doc_id: DocId, doc_host: &str, doc: &RobotsTxt<'_>) {
         for sitemap in &doc.sitemaps {
             let url = doc.text_of(sitemap.url);
-            let absolute = crate::robots::lint::is_absolute_sitemap_url(sitemap.url);
-            let host = absolute.then(|| super::url_host(&url)).flatten();
+            let facts = SitemapFacts::of(sitemap, &url, doc_host);
             self.doc_id.append_value(doc_id);
             self.line.append_value(sitemap.line as i32);
             self.url.append_value(&url);
-            self.is_absolute.append_value(absolute);
-            self.host.append_option(host.as_deref());
-            self.same_host.append_option(match (&host, doc_host) {
-                (Some(h), d) if !d.is_empty() => Some(h == d),
-                _ => None,
-            });
+            self.is_absolute.append_value(facts.is_absolute);
+            self.host.append_option(facts.host.as_deref());
+            self.same_host.append_option(facts.same_host);
         }
     }
-
-    fn finish(&mut self) -> Vec<ArrayRef> {
-        vec![
-            Arc::new(self.doc_id.finish()),
-            Arc::new(self.line.finish()),
-            Arc::new(self.url.finish()),
-            Arc::new(self.is_absolute.finish()),
-            Arc::new(self.host.finish()),
-            Arc::new(self.same_host.finish()),
-        ]
-    }
-}
-
-#[derive(Default)]
-struct Errors {
-    doc_id: IdBuilder,
-    source: StringBuilder,
-    file_offset: Int64Builder,
-    origin: StringBuilder,
-    line: Int32Builder,
-    code: StringBuilder,
-    severity: StringBuilder,
-    message: StringBuilder,
-    excerpt: StringBuilder,
 }
 
 impl Errors {
@@ -497,32 +253,6 @@ impl Errors {
         self.message.append_value(p.message);
         self.excerpt.append_null();
     }
-
-    fn finish(&mut self) -> Vec<ArrayRef> {
-        vec![
-            Arc::new(self.doc_id.finish()),
-            Arc::new(self.source.finish()),
-            Arc::new(self.file_offset.finish()),
-            Arc::new(self.origin.finish()),
-            Arc::new(self.line.finish()),
-            Arc::new(self.code.finish()),
-            Arc::new(self.severity.finish()),
-            Arc::new(self.message.finish()),
-            Arc::new(self.excerpt.finish()),
-        ]
-    }
-}
-
-#[derive(Default)]
-struct Verdicts {
-    doc_id: IdBuilder,
-    agent: StringBuilder,
-    url: StringBuilder,
-    allowed: BooleanBuilder,
-    line: Int32Builder,
-    directive: StringBuilder,
-    pattern: StringBuilder,
-    scope: StringBuilder,
 }
 
 impl Verdicts {
@@ -537,33 +267,6 @@ impl Verdicts {
         self.pattern.append_option(v.pattern().map(lossy_text));
         self.scope.append_value(v.scope.as_str());
     }
-
-    fn finish(&mut self) -> Vec<ArrayRef> {
-        vec![
-            Arc::new(self.doc_id.finish()),
-            Arc::new(self.agent.finish()),
-            Arc::new(self.url.finish()),
-            Arc::new(self.allowed.finish()),
-            Arc::new(self.line.finish()),
-            Arc::new(self.directive.finish()),
-            Arc::new(self.pattern.finish()),
-            Arc::new(self.scope.finish()),
-        ]
-    }
-}
-
-#[derive(Default)]
-struct Agents {
-    doc_id: IdBuilder,
-    agent: StringBuilder,
-    named: BooleanBuilder,
-    root_allowed: BooleanBuilder,
-    n_allow: Int32Builder,
-    n_disallow: Int32Builder,
-    classification: StringBuilder,
-    host: StringBuilder,
-    probe_class: StringBuilder,
-    cc_class: StringBuilder,
 }
 
 impl Agents {
@@ -584,21 +287,6 @@ impl Agents {
             .append_option(row.probe_class.map(ProbeClass::as_str));
         self.cc_class
             .append_option(row.cc_class.map(RuleSetClass::as_str));
-    }
-
-    fn finish(&mut self) -> Vec<ArrayRef> {
-        vec![
-            Arc::new(self.doc_id.finish()),
-            Arc::new(self.agent.finish()),
-            Arc::new(self.named.finish()),
-            Arc::new(self.root_allowed.finish()),
-            Arc::new(self.n_allow.finish()),
-            Arc::new(self.n_disallow.finish()),
-            Arc::new(self.classification.finish()),
-            Arc::new(self.host.finish()),
-            Arc::new(self.probe_class.finish()),
-            Arc::new(self.cc_class.finish()),
-        ]
     }
 }
 
@@ -705,5 +393,376 @@ impl Batches {
                 Ok((table, RecordBatch::try_new(table.schema(), columns)?))
             })
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! Issue 26: a row with distinct values in every column goes through the builders,
+    //! a Parquet file and back, and each value is read by its column's name.
+
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::{Float64Type, Int32Type, Int64Type, TimestampMicrosecondType};
+    use arrow_schema::DataType;
+    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+    use parquet::arrow::ArrowWriter;
+
+    use std::collections::HashMap;
+
+    use super::*;
+    use crate::robots::Scope;
+
+    /// The body: every count of the documents table a different number.
+    const BODY: &[u8] = b"User-agent: a\nDisallow: /d1\nDisallow: /d2\nDisallow: /d3\n\
+Disallow: /d4\nDisallow: /d5\nAllow: /a1\nUser-agent: b\nAllow: /a2\nAllow: /a3*$\n\
+Crawl-delay: 5\nSitemap: https://maps.example/s.xml\nHost: x\nClean-param: y\nFoo: bar\n";
+
+    /// `batch` written to Parquet with the table's properties and read back.
+    fn round_trip(table: Table, batch: &RecordBatch) -> RecordBatch {
+        let mut file = Vec::new();
+        let mut writer = ArrowWriter::try_new(
+            &mut file,
+            table.schema(),
+            Some(crate::output::properties(table)),
+        )
+        .expect("writer");
+        writer.write(batch).expect("write");
+        writer.close().expect("close");
+        let mut reader = ParquetRecordBatchReaderBuilder::try_new(bytes::Bytes::from(file))
+            .expect("footer")
+            .build()
+            .expect("reader");
+        let read = reader.next().expect("a batch").expect("readable");
+        assert_eq!(read.schema(), table.schema(), "{table:?}");
+        read
+    }
+
+    /// One cell, read by column name, as text (`None` for null) whatever its type.
+    fn cell(batch: &RecordBatch, name: &str, row: usize) -> Option<String> {
+        let column = batch
+            .column_by_name(name)
+            .unwrap_or_else(|| panic!("no column {name}"));
+        if column.is_null(row) {
+            return None;
+        }
+        Some(match column.data_type() {
+            DataType::Utf8 => column.as_string::<i32>().value(row).to_owned(),
+            DataType::Int32 => column.as_primitive::<Int32Type>().value(row).to_string(),
+            DataType::Int64 => column.as_primitive::<Int64Type>().value(row).to_string(),
+            DataType::Float64 => column.as_primitive::<Float64Type>().value(row).to_string(),
+            DataType::Boolean => column.as_boolean().value(row).to_string(),
+            DataType::Timestamp(..) => column
+                .as_primitive::<TimestampMicrosecondType>()
+                .value(row)
+                .to_string(),
+            DataType::FixedSizeBinary(16) => {
+                format!("{:?}", column.as_fixed_size_binary().value(row))
+            }
+            DataType::List(_) => {
+                let list = column.as_list::<i32>().value(row);
+                let items: Vec<&str> = list.as_string::<i32>().iter().flatten().collect();
+                items.join("|")
+            }
+            other => panic!("column {name}: unexpected type {other}"),
+        })
+    }
+
+    /// Every (column, value) of `expected` in row `row` of `batch`, and every column
+    /// of the table named in `expected`.
+    fn check(table: Table, batch: &RecordBatch, row: usize, expected: &[(&str, Option<&str>)]) {
+        for column in table.columns() {
+            assert!(
+                expected.iter().any(|(name, _)| *name == column.name),
+                "{table:?}: column {} not checked",
+                column.name
+            );
+        }
+        for (name, want) in expected {
+            assert_eq!(
+                cell(batch, name, row).as_deref(),
+                *want,
+                "{table:?} row {row} column {name}"
+            );
+        }
+    }
+
+    fn id(n: u8) -> String {
+        format!("{:?}", [n; 16])
+    }
+
+    #[test]
+    fn every_column_reads_back_by_name() {
+        let doc = RobotsTxt::parse(BODY);
+        let info = DocInfo {
+            doc_id: [7; 16],
+            source: "in/a.warc.gz",
+            record_kind: "response",
+            file_offset: 11,
+            file_length: Some(22),
+            stream_offset: 33,
+            csv_line: Some(44),
+            record_id: "<urn:uuid:r1>",
+            url: "https://www.example.com:8443/robots.txt",
+            scheme: "https",
+            host: "www.example.com",
+            port: Some(8443),
+            fetch_time: Some(1_700_000_000_000_055),
+            http_status: Some(203),
+            status_class: "2xx",
+            content_type: "text/plain",
+            payload_type: "text/x-robots",
+            crawler_content_encoding: "br",
+            warc_truncated: "length",
+            body_size: 66,
+            body_size_is_lower_bound: true,
+            content_sha1: Some("5ha1".to_owned()),
+            registrable_domain: Some("example.com"),
+            location: Some("https://moved.example/robots.txt".to_owned()),
+            is_robots_url: false,
+        };
+        let mut batches = Batches::new(TableSet::ALL, "CC-MAIN-2026-01");
+        batches.document(&info, Some(&doc));
+        let verdict = doc.verdict(b"a", b"/d3/x");
+        batches.verdict(info.doc_id, "a", "/d3/x", &verdict);
+        batches.agent(
+            info.doc_id,
+            &AgentRow {
+                agent: "b",
+                host: "host.example",
+                summary: Some(doc.agent_summary(b"b")),
+                root_allowed: Some(true),
+                classification: "partial_disallow",
+                probe_class: Some(ProbeClass::Partial),
+                cc_class: Some(RuleSetClass::AllowPart),
+            },
+        );
+        batches.problem(&Problem {
+            doc_id: None,
+            source: "in/b.warc.gz",
+            file_offset: Some(77),
+            code: "warc_bad_header",
+            message: "no WARC/1.x line",
+        });
+        let lint = doc.findings.len();
+        let tables: HashMap<Table, RecordBatch> = batches
+            .finish()
+            .expect("batches")
+            .into_iter()
+            .map(|(table, batch)| (table, round_trip(table, &batch)))
+            .collect();
+        let crawl = ("crawl", Some("CC-MAIN-2026-01"));
+        let docid = id(7);
+
+        let documents = &tables[&Table::Documents];
+        assert_eq!(documents.num_rows(), 1);
+        let parsed = BODY.len().to_string();
+        let lint_s = lint.to_string();
+        check(
+            Table::Documents,
+            documents,
+            0,
+            &[
+                ("doc_id", Some(&docid)),
+                ("source", Some("in/a.warc.gz")),
+                ("record_kind", Some("response")),
+                ("file_offset", Some("11")),
+                ("file_length", Some("22")),
+                ("stream_offset", Some("33")),
+                ("csv_line", Some("44")),
+                ("warc_record_id", Some("<urn:uuid:r1>")),
+                ("url", Some("https://www.example.com:8443/robots.txt")),
+                ("scheme", Some("https")),
+                ("host", Some("www.example.com")),
+                ("port", Some("8443")),
+                ("fetch_time", Some("1700000000000055")),
+                ("http_status", Some("203")),
+                ("status_class", Some("2xx")),
+                ("content_type", Some("text/plain")),
+                ("payload_type", Some("text/x-robots")),
+                ("crawler_content_encoding", Some("br")),
+                ("warc_truncated", Some("length")),
+                ("body_size", Some("66")),
+                ("body_size_is_lower_bound", Some("true")),
+                ("parsed_size", Some(&parsed)),
+                ("cut_at_500kib", Some("false")),
+                ("content_sha1", Some("5ha1")),
+                ("utf8_bom", Some("false")),
+                ("valid_utf8", Some("true")),
+                ("has_nul", Some("false")),
+                ("looks_like_html", Some("false")),
+                // 15 lines and the empty line after the last newline.
+                ("n_lines", Some("16")),
+                ("n_directives", Some("15")),
+                ("n_groups", Some("2")),
+                ("n_allow", Some("3")),
+                ("n_disallow", Some("5")),
+                ("n_sitemaps", Some("1")),
+                // crawl-delay, host, clean-param and the unknown key foo.
+                ("n_other", Some("4")),
+                ("n_findings", Some(&lint_s)),
+                ("registrable_domain", Some("example.com")),
+                ("location", Some("https://moved.example/robots.txt")),
+                ("is_robots_url", Some("false")),
+                crawl,
+            ],
+        );
+
+        let groups = &tables[&Table::Groups];
+        assert_eq!(groups.num_rows(), 2);
+        check(
+            Table::Groups,
+            groups,
+            1,
+            &[
+                ("doc_id", Some(&docid)),
+                ("group_index", Some("1")),
+                ("first_line", Some("8")),
+                // Other directives (foo: bar, line 15) belong to the group too.
+                ("last_line", Some("15")),
+                ("user_agents", Some("b")),
+                ("product_tokens", Some("b")),
+                ("has_star", Some("false")),
+                ("n_allow", Some("2")),
+                ("n_disallow", Some("0")),
+                ("crawl_delay", Some("5")),
+                crawl,
+            ],
+        );
+        assert_eq!(cell(groups, "n_disallow", 0).as_deref(), Some("5"));
+
+        let rules = &tables[&Table::Rules];
+        // 8 allow/disallow lines and 4 other directives, in line order (a sitemap is
+        // not a rule).
+        assert_eq!(rules.num_rows(), 12);
+        check(
+            Table::Rules,
+            rules,
+            7,
+            &[
+                ("doc_id", Some(&docid)),
+                ("group_index", Some("1")),
+                ("line", Some("10")),
+                ("directive", Some("allow")),
+                ("key", Some("Allow")),
+                ("value", Some("/a3*$")),
+                ("pattern", Some("/a3*$")),
+                ("pattern_length", Some("5")),
+                ("has_wildcard", Some("true")),
+                ("has_end_anchor", Some("true")),
+                crawl,
+            ],
+        );
+        check(
+            Table::Rules,
+            rules,
+            11,
+            &[
+                ("doc_id", Some(&docid)),
+                ("group_index", Some("1")),
+                ("line", Some("15")),
+                ("directive", Some("unknown")),
+                ("key", Some("Foo")),
+                ("value", Some("bar")),
+                ("pattern", None),
+                ("pattern_length", None),
+                ("has_wildcard", Some("false")),
+                ("has_end_anchor", Some("false")),
+                crawl,
+            ],
+        );
+
+        let sitemaps = &tables[&Table::Sitemaps];
+        check(
+            Table::Sitemaps,
+            sitemaps,
+            0,
+            &[
+                ("doc_id", Some(&docid)),
+                ("line", Some("12")),
+                ("url", Some("https://maps.example/s.xml")),
+                ("is_absolute", Some("true")),
+                ("host", Some("maps.example")),
+                ("same_host", Some("false")),
+                crawl,
+            ],
+        );
+
+        let verdicts = &tables[&Table::Verdicts];
+        check(
+            Table::Verdicts,
+            verdicts,
+            0,
+            &[
+                ("doc_id", Some(&docid)),
+                ("agent", Some("a")),
+                ("url", Some("/d3/x")),
+                ("allowed", Some("false")),
+                ("line", Some("4")),
+                ("directive", Some("disallow")),
+                ("pattern", Some("/d3")),
+                ("scope", Some(Scope::Named.as_str())),
+                crawl,
+            ],
+        );
+
+        let agents = &tables[&Table::Agents];
+        check(
+            Table::Agents,
+            agents,
+            0,
+            &[
+                ("doc_id", Some(&docid)),
+                ("agent", Some("b")),
+                ("named", Some("true")),
+                ("root_allowed", Some("true")),
+                ("n_allow", Some("2")),
+                ("n_disallow", Some("0")),
+                ("classification", Some("partial_disallow")),
+                ("host", Some("host.example")),
+                ("probe_class", Some(ProbeClass::Partial.as_str())),
+                ("cc_class", Some(RuleSetClass::AllowPart.as_str())),
+                crawl,
+            ],
+        );
+
+        // The lint findings first, then the input problem.
+        let errors = &tables[&Table::Errors];
+        assert_eq!(errors.num_rows(), lint + 1);
+        check(
+            Table::Errors,
+            errors,
+            lint,
+            &[
+                ("doc_id", None),
+                ("source", Some("in/b.warc.gz")),
+                ("file_offset", Some("77")),
+                ("origin", Some("input")),
+                ("line", None),
+                ("code", Some("warc_bad_header")),
+                ("severity", Some("error")),
+                ("message", Some("no WARC/1.x line")),
+                ("excerpt", None),
+                crawl,
+            ],
+        );
+        let finding = doc.findings.first().expect("the unknown key is a finding");
+        let line = finding.line.to_string();
+        check(
+            Table::Errors,
+            errors,
+            0,
+            &[
+                ("doc_id", Some(&docid)),
+                ("source", Some("in/a.warc.gz")),
+                ("file_offset", Some("11")),
+                ("origin", Some("lint")),
+                ("line", Some(&line)),
+                ("code", Some(finding.code.as_str())),
+                ("severity", Some(finding.code.severity().as_str())),
+                ("message", Some(finding.code.message())),
+                ("excerpt", Some(&lossy_text(finding.excerpt))),
+                crawl,
+            ],
+        );
     }
 }

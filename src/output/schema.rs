@@ -3,6 +3,11 @@
 
 use std::sync::Arc;
 
+use arrow_array::builder::{
+    BooleanBuilder, FixedSizeBinaryBuilder, Float64Builder, Int32Builder, Int64Builder,
+    ListBuilder, StringBuilder, TimestampMicrosecondBuilder,
+};
+use arrow_array::ArrayRef;
 use arrow_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
 
 /// The tables, in the order the pipeline writes them.
@@ -216,8 +221,26 @@ impl Layout {
 }
 
 impl Column {
+    /// A column with the layout its kind implies: strings repeated, the rest numbers.
+    pub const fn new(name: &'static str, kind: Kind, nullable: bool, doc: &'static str) -> Column {
+        let layout = match kind {
+            Kind::Utf8 | Kind::Utf8List => Layout::Repeated,
+            Kind::Uuid => Layout::Distinct,
+            Kind::Int64 | Kind::Int32 | Kind::Float64 | Kind::Bool | Kind::TimestampUtc => {
+                Layout::Number
+            }
+        };
+        Column {
+            name,
+            kind,
+            nullable,
+            doc,
+            layout,
+        }
+    }
+
     /// The same column, laid out as mostly distinct strings.
-    const fn distinct(self) -> Column {
+    pub const fn distinct(self) -> Column {
         Column {
             layout: Layout::Distinct,
             ..self
@@ -225,7 +248,7 @@ impl Column {
     }
 
     /// The same column, laid out as one value per part file.
-    const fn per_file(self) -> Column {
+    pub const fn per_file(self) -> Column {
         Column {
             layout: Layout::PerFile,
             ..self
@@ -241,266 +264,79 @@ impl Column {
     }
 }
 
-/// A column with the layout its kind implies: strings repeated, the rest numbers.
-const fn col(name: &'static str, kind: Kind, nullable: bool, doc: &'static str) -> Column {
-    let layout = match kind {
-        Kind::Utf8 | Kind::Utf8List => Layout::Repeated,
-        Kind::Uuid => Layout::Distinct,
-        Kind::Int64 | Kind::Int32 | Kind::Float64 | Kind::Bool | Kind::TimestampUtc => {
-            Layout::Number
-        }
+pub use super::tables::{
+    AGENTS, CHANGES, CRAWL, DOCUMENTS, ERRORS, GROUPS, RANKS, RULES, SITEMAPS, SITES, VERDICTS,
+};
+
+/// An Arrow builder that hands its column over as an array (and is left empty).
+pub trait ColumnBuilder: Default {
+    fn finish_array(&mut self) -> ArrayRef;
+}
+
+macro_rules! column_builder {
+    ($($builder:ty),*) => {
+        $(impl ColumnBuilder for $builder {
+            fn finish_array(&mut self) -> ArrayRef {
+                Arc::new(self.finish())
+            }
+        })*
     };
-    Column {
-        name,
-        kind,
-        nullable,
-        doc,
-        layout,
+}
+
+column_builder!(
+    BooleanBuilder,
+    Float64Builder,
+    Int32Builder,
+    Int64Builder,
+    StringBuilder,
+    ListBuilder<StringBuilder>
+);
+
+/// Builds a [`Kind::Uuid`] column: 16 bytes, a UUID in Parquet (DuckDB reads it as one).
+pub struct IdBuilder(FixedSizeBinaryBuilder);
+
+impl Default for IdBuilder {
+    fn default() -> Self {
+        IdBuilder(FixedSizeBinaryBuilder::new(16))
     }
 }
 
-use Kind::*;
+impl IdBuilder {
+    pub fn append_value(&mut self, id: [u8; 16]) {
+        // The width is fixed at 16, so appending 16 bytes cannot fail.
+        let appended = self.0.append_value(id);
+        debug_assert!(appended.is_ok());
+    }
 
-const DOC_ID: Column = col(
-    "doc_id",
-    Uuid,
-    false,
-    "Document id: the first 128 bits of SHA-1(source, NUL, stream_offset), as a UUID. Same input, same id; a collision among 10^10 captures has a chance below 10^-18.",
-);
+    pub fn append_option(&mut self, id: Option<[u8; 16]>) {
+        match id {
+            Some(id) => self.append_value(id),
+            None => self.0.append_null(),
+        }
+    }
+}
 
-/// The last column of every table, and its Hive partition (`crawl=<value>`).
-const CRAWL: Column = col(
-    "crawl",
-    Utf8,
-    false,
-    "Crawl of the input: its first warcinfo record's isPartOf, else a CC-MAIN-YYYY-WW in its path, else --default-crawl (default `unknown`). Also the partition directory crawl=<value>.",
-)
-.per_file();
+impl ColumnBuilder for IdBuilder {
+    fn finish_array(&mut self) -> ArrayRef {
+        Arc::new(self.0.finish())
+    }
+}
 
-pub const DOCUMENTS: &[Column] = &[
-    DOC_ID,
-    col("source", Utf8, false, "Input file, as given on the command line or in --inputs-from.").per_file(),
-    col("record_kind", Utf8, false, "response, resource, revisit (no body) or csv_row."),
-    col("file_offset", Int64, false, "Byte offset of the record in the input file (start of its gzip member or zstd frame when it starts one; the CSV row's offset)."),
-    col("file_length", Int64, true, "Bytes to read at file_offset to fetch the record again (its gzip member / zstd frame / plain record); null when not knowable (whole-file gzip)."),
-    col("stream_offset", Int64, false, "Offset of the record in the decompressed stream; unique within the input."),
-    col("csv_line", Int64, true, "Line of the CSV row in its file."),
-    col("warc_record_id", Utf8, true, "WARC-Record-ID.").distinct(),
-    col("url", Utf8, true, "WARC-Target-URI, or the CSV url (https://<host>/robots.txt for a host column).").distinct(),
-    col("scheme", Utf8, true, "Lower-cased URL scheme."),
-    col("host", Utf8, true, "URL host as WHATWG URL parsing gives it: lower-cased, IDNA as punycode, no port.").distinct(),
-    col("port", Int32, true, "URL port when it is not the scheme's default."),
-    col("fetch_time", TimestampUtc, true, "WARC-Date."),
-    col("http_status", Int32, true, "HTTP status code of the response (CSV status column)."),
-    col("status_class", Utf8, false, "2xx, 3xx, 4xx, 5xx, other, or none (no status: revisit, CSV without status)."),
-    col("content_type", Utf8, true, "HTTP Content-Type header."),
-    col("payload_type", Utf8, true, "WARC-Identified-Payload-Type (the crawler's detected MIME type)."),
-    col("crawler_content_encoding", Utf8, true, "X-Crawler-Content-Encoding: the original Content-Encoding Common Crawl decoded."),
-    col("warc_truncated", Utf8, true, "WARC-Truncated reason (e.g. length: body cut at 1 MiB by the crawler)."),
-    col("body_size", Int64, false, "Payload bytes (decoded), counted in full even past what is kept."),
-    col("body_size_is_lower_bound", Bool, false, "Decoding stopped at the cap, so body_size is a lower bound."),
-    col("parsed_size", Int64, true, "Bytes parsed: min(body_size, 512000); null when the body was not parsed (non-2xx status, revisit)."),
-    col("cut_at_500kib", Bool, false, "The body is over 512,000 bytes; Google ignores the rest."),
-    col("content_sha1", Utf8, true, "Hex SHA-1 of the parsed bytes (at most 512,000); null without a body.").distinct(),
-    col("utf8_bom", Bool, true, "Body starts with a UTF-8 byte order mark; null when not parsed (as every parse fact below)."),
-    col("valid_utf8", Bool, true, "Parsed bytes are valid UTF-8 (a character cut in two at the 512,000-byte cut does not count against it)."),
-    col("has_nul", Bool, true, "Parsed bytes contain a NUL."),
-    col("looks_like_html", Bool, true, "Body looks like an HTML page."),
-    col("n_lines", Int32, true, "Lines as robots.cc numbers them (a final empty line counts)."),
-    col("n_directives", Int32, true, "Lines with a key and a value."),
-    col("n_groups", Int32, true, "Groups."),
-    col("n_allow", Int32, true, "Allow lines inside groups."),
-    col("n_disallow", Int32, true, "Disallow lines inside groups."),
-    col("n_sitemaps", Int32, true, "Sitemap lines."),
-    col("n_other", Int32, true, "Other directive lines (crawl-delay, host, unknown keys...)."),
-    col("n_findings", Int32, true, "Lint findings kept for the document (at most 100 per code)."),
-    col("registrable_domain", Utf8, true, "Registrable domain of the URL's host (Public Suffix List, see psl_version in the manifest): shop.example.co.uk -> example.co.uk; null for IP addresses and bare public suffixes.").distinct(),
-    col("location", Utf8, true, "3xx responses: the Location header resolved to an absolute URL against the capture's URL; null otherwise or when it does not resolve.").distinct(),
-    col("is_robots_url", Bool, false, "The URL is http(s) with the path exactly /robots.txt and no query (Common Crawl's selection of robots.txt captures)."),
-    CRAWL,
-];
+/// Builds a [`Kind::TimestampUtc`] column: microseconds since the epoch, in UTC.
+#[derive(Default)]
+pub struct UtcTimestampBuilder(TimestampMicrosecondBuilder);
 
-pub const GROUPS: &[Column] = &[
-    DOC_ID,
-    col("group_index", Int32, false, "0-based position of the group in the file."),
-    col("first_line", Int32, false, "Line of the first user-agent line."),
-    col("last_line", Int32, false, "Line of the last directive of the group."),
-    col("user_agents", Utf8List, false, "User-agent values as written."),
-    col("product_tokens", Utf8List, false, "What robots.cc matches: each value cut to [A-Za-z_-]*, lower-cased; '*' for the global group."),
-    col("has_star", Bool, false, "The group applies to '*'."),
-    col("n_allow", Int32, false, "Allow rules."),
-    col("n_disallow", Int32, false, "Disallow rules."),
-    col("crawl_delay", Float64, true, "First numeric crawl-delay of the group, in seconds."),
-    CRAWL,
-];
+impl UtcTimestampBuilder {
+    pub fn append_option(&mut self, micros: Option<i64>) {
+        self.0.append_option(micros);
+    }
+}
 
-pub const RULES: &[Column] = &[
-    DOC_ID,
-    col("group_index", Int32, true, "The group the line belongs to; null before any user-agent line (ignored by Google)."),
-    col("line", Int32, false, "Line number."),
-    col("directive", Utf8, false, "allow, disallow, crawl-delay, request-rate, visit-time, host, clean-param, noindex, content-signal, or unknown."),
-    col("key", Utf8, false, "The key as written."),
-    col("value", Utf8, false, "The value as written.").distinct(),
-    col("pattern", Utf8, true, "Allow/disallow: the percent-escaped pattern robots.cc matches; null for other directives.").distinct(),
-    col("pattern_length", Int32, true, "Length of the escaped pattern: the rule's priority."),
-    col("has_wildcard", Bool, false, "Pattern contains '*'."),
-    col("has_end_anchor", Bool, false, "Pattern ends with '$'."),
-    CRAWL,
-];
-
-pub const SITEMAPS: &[Column] = &[
-    DOC_ID,
-    col("line", Int32, false, "Line number."),
-    col("url", Utf8, false, "The sitemap URL as written.").distinct(),
-    col(
-        "is_absolute",
-        Bool,
-        false,
-        "An absolute http(s) or ftp URL with a host.",
-    ),
-    col(
-        "host",
-        Utf8,
-        true,
-        "Host of the sitemap URL (WHATWG parsing: lower-cased, punycode, no port).",
-    ),
-    col(
-        "same_host",
-        Bool,
-        true,
-        "Sitemap host equals the robots.txt host; null when either is unknown.",
-    ),
-    CRAWL,
-];
-
-pub const ERRORS: &[Column] = &[
-    col(
-        "doc_id",
-        Uuid,
-        true,
-        "Document the finding is about; null for input problems that made no document.",
-    ),
-    col("source", Utf8, false, "Input file.").per_file(),
-    col(
-        "file_offset",
-        Int64,
-        true,
-        "Byte offset in the input file (of the record, or where the problem was found; in a compressed input, the start of the gzip member or zstd frame holding it).",
-    ),
-    col(
-        "origin",
-        Utf8,
-        false,
-        "lint (robots.txt content) or input (archive / CSV reading).",
-    ),
-    col(
-        "line",
-        Int32,
-        true,
-        "robots.txt line (0: the body as a whole) for lint; null for input problems.",
-    ),
-    col("code", Utf8, false, "Stable code; see schemas/README.md."),
-    col("severity", Utf8, false, "error, warning or info."),
-    col("message", Utf8, false, "Human-readable explanation."),
-    col(
-        "excerpt",
-        Utf8,
-        true,
-        "Start of the offending line (at most 200 bytes).",
-    )
-    .distinct(),
-    CRAWL,
-];
-
-pub const VERDICTS: &[Column] = &[
-    DOC_ID,
-    col("agent", Utf8, false, "Crawler product token asked."),
-    col("url", Utf8, false, "URL asked."),
-    col("allowed", Bool, false, "robots.cc's answer."),
-    col(
-        "line",
-        Int32,
-        false,
-        "Line of the deciding rule (robots.cc matching_line); 0 when none.",
-    ),
-    col(
-        "directive",
-        Utf8,
-        true,
-        "allow or disallow: the deciding rule's directive.",
-    ),
-    col(
-        "pattern",
-        Utf8,
-        true,
-        "The deciding rule's escaped pattern.",
-    ),
-    col(
-        "scope",
-        Utf8,
-        false,
-        "named: a group names the agent; star: the '*' group applied; none: no group applied.",
-    ),
-    CRAWL,
-];
-
-pub const AGENTS: &[Column] = &[
-    DOC_ID,
-    col("agent", Utf8, false, "Crawler product token."),
-    col("named", Bool, false, "A group names the agent explicitly."),
-    col("root_allowed", Bool, true, "robots.cc allows '/' for the agent; null when the body was not parsed (no_robots, unreachable, redirect, revisit)."),
-    col("n_allow", Int32, false, "Non-empty allow rules that apply to the agent."),
-    col("n_disallow", Int32, false, "Non-empty disallow rules that apply to the agent."),
-    col("classification", Utf8, false, "full_disallow, partial_disallow, allowed, no_robots (4xx but 429), unreachable (5xx, 429: RFC 9309 disallow-all), redirect (3xx) or unknown (revisit, no status)."),
-    col("host", Utf8, true, "URL host of the document, as documents.host (so this table can be used alone).").distinct(),
-    col("probe_class", Utf8, true, "The Somesite study's reading of robots.cc's verdicts: full, partial or none from probing '/', every allow/disallow path of the file (one trailing '$' dropped) and a dummy path; null when the body was not parsed."),
-    col("cc_class", Utf8, true, "Common Crawl's exact-rule-set class of the rules that apply to the agent (its groups, else '*'): disallow_all ({Disallow: /}), allow_all ({Allow: /}, {Allow: *}, {Allow: /*}, {Allow: }, {Disallow: } or none), allow_part, or not_addressed (no group for it nor '*'); null when the body was not parsed."),
-    CRAWL,
-];
-
-pub const SITES: &[Column] = &[
-    col("site", Utf8, false, "The site: the host name, the host name without a leading www., or the registrable domain (see site_key).").distinct(),
-    col("agent", Utf8, false, "Crawler product token (as in the agents table)."),
-    col("status_class", Utf8, false, "Common Crawl's eight classes: No robots.txt capture, HTTP forbidden, HTTP defer visits, HTTP allow all, HTTP redirect not resolved, MIME not a robots.txt, Robots.txt no rules, Robots.txt with rules."),
-    col("google_class", Utf8, true, "full, partial or none: agents.probe_class of the deciding capture when it is a success; else what its status means under status_semantics (allow all and unresolved redirects: none; forbidden, defer visits: full); null without a capture."),
-    col("root_allowed", Bool, true, "robots.cc allows '/' for the agent on the deciding capture; null when it is not a success."),
-    col("cc_class", Utf8, true, "agents.cc_class of the deciding capture; null when it is not a success."),
-    col("named", Bool, false, "A group of the deciding capture names the agent (false when it is not a success)."),
-    col("doc_id", Uuid, true, "documents.doc_id of the deciding capture (after redirects); null without a capture."),
-    col("url", Utf8, true, "URL of the deciding capture.").distinct(),
-    col("start_url", Utf8, true, "The site's robots.txt URL whose redirect chain led to the deciding capture.").distinct(),
-    col("http_status", Int32, true, "HTTP status of the deciding capture."),
-    col("redirect_hops", Int32, false, "Redirects followed from start_url to the deciding capture (at most 5)."),
-    col("captures", Int32, false, "The site's robots.txt URLs in the crawl (latest capture per URL), over http/https/ports and, by site_key, hosts."),
-    col("rank", Int64, true, "Best rank of the site's hosts in the --ranks list; null when unranked or without --ranks."),
-    col("top_k", Utf8, true, "Smallest top-k stratum holding the rank: 1k, 10k, 50k, 100k, 1M, or 2M (any rank above 1M); strata are cumulative (rank <= k)."),
-    col("site_key", Utf8, false, "The --site-key used: host, host-nowww or registrable-domain."),
-    col("status_semantics", Utf8, false, "The --status-semantics used: rfc9309 or ccbot."),
-    col("crawl", Utf8, false, "Crawl (documents.crawl): sites are decided one crawl at a time. Also the partition directory crawl=<value>.").per_file(),
-];
-
-pub const RANKS: &[Column] = &[
-    col("rank", Int64, false, "Rank in the list (1 = top)."),
-    col(
-        "host",
-        Utf8,
-        false,
-        "Host name, lower-cased; its best (lowest) rank when listed twice.",
-    )
-    .distinct(),
-];
-
-pub const CHANGES: &[Column] = &[
-    col("site", Utf8, false, "The site (sites.site; both crawls' tables must use the same site_key).").distinct(),
-    col("change", Utf8, false, "site_appeared, site_disappeared, status_class, block, rule_added, rule_removed, sitemap_added or sitemap_removed."),
-    col("agent", Utf8, true, "block: the crawler (sites.agent); rule_added/rule_removed: the group's product token (groups.product_tokens, '*' for the global group); null otherwise."),
-    col("directive", Utf8, true, "rule_added/rule_removed: allow or disallow; null otherwise."),
-    col("value", Utf8, true, "rule_added/rule_removed: the pattern as robots.cc matches it (rules.pattern); sitemap_added/sitemap_removed: the sitemap URL as written; null otherwise."),
-    col("before", Utf8, true, "status_class and site_disappeared: the status class in from_crawl; block: full, partial or none in from_crawl; null otherwise."),
-    col("after", Utf8, true, "status_class and site_appeared: the status class in to_crawl; block: full, partial or none in to_crawl; null otherwise."),
-    col("from_crawl", Utf8, false, "The earlier crawl. Also the partition directory from_crawl=<value>.").per_file(),
-    col("to_crawl", Utf8, false, "The later crawl. Also the partition directory to_crawl=<value>.").per_file(),
-];
+impl ColumnBuilder for UtcTimestampBuilder {
+    fn finish_array(&mut self) -> ArrayRef {
+        Arc::new(self.0.finish().with_timezone("UTC"))
+    }
+}
 
 /// `schemas/<table>.json`: the published form of a table's schema.
 pub fn schema_json(table: Table) -> serde_json::Value {
@@ -510,6 +346,21 @@ pub fn schema_json(table: Table) -> serde_json::Value {
         .map(|c| serde_json::json!({"name": c.name, "type": c.kind.name(), "nullable": c.nullable, "description": c.doc}))
         .collect();
     serde_json::json!({"table": table.name(), "description": table.description(), "columns": columns})
+}
+
+/// The column table of `schemas/README.md` for `table` (markdown, one line per column).
+pub fn columns_markdown(table: Table) -> String {
+    let mut text = "| column | type | null | meaning |\n|---|---|---|---|\n".to_owned();
+    for c in table.columns() {
+        let null = if c.nullable { "yes" } else { "no" };
+        text += &format!(
+            "| `{}` | {} | {null} | {} |\n",
+            c.name,
+            c.kind.name(),
+            c.doc
+        );
+    }
+    text
 }
 
 #[cfg(test)]

@@ -338,6 +338,66 @@ impl OutTarget {
     }
 }
 
+/// How a run meets what its `--out` already holds.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Prepare {
+    /// `--resume`: continue the dataset (same settings).
+    pub resume: bool,
+    /// `--overwrite`: replace this tool's tables.
+    pub overwrite: bool,
+    /// `--shard`: other shards may have written tasks of the same dataset.
+    pub shard: bool,
+}
+
+impl OutTarget {
+    /// The first stage of a run: refuses to mix a new run into an existing output
+    /// unless asked to, and a resume under settings other than the dataset's; removes
+    /// this tool's tables when asked to overwrite, leftovers of killed runs, and the
+    /// staging directories of dead S3 runs; creates a local directory.
+    pub fn prepare(&self, how: Prepare, settings: &dataset::Settings) -> Result<(), OutputError> {
+        let output_err = |detail: String| OutputError::Prepare {
+            path: self.to_string(),
+            detail,
+        };
+        let existing = self.existing().map_err(output_err)?;
+        let meta = self.read_meta().map_err(OutputError::Meta)?;
+        // Shards of one list and flags write disjoint tasks of one dataset: a shard
+        // meeting the others' output with the same settings is expected, and harmless.
+        let same_dataset = meta.as_ref().is_some_and(|m| m.settings == *settings);
+        let continuing = how.resume || (how.shard && same_dataset);
+        if !existing.is_empty() && !continuing {
+            if !how.overwrite {
+                return Err(OutputError::Exists(self.to_string()));
+            }
+            // Only what this tool writes is removed, never anything else in --out.
+            self.remove_existing(&existing).map_err(output_err)?;
+        }
+        if how.resume || how.shard {
+            if let Some(meta) = &meta {
+                let differences = meta.settings.differences(settings);
+                if !differences.is_empty() {
+                    return Err(OutputError::SettingsDiffer {
+                        out: self.to_string(),
+                        differences: differences.join(", "),
+                    });
+                }
+            }
+        }
+        // Staging directories of S3 runs that were killed (their PUTs are atomic: the
+        // bucket itself holds no temporaries).
+        self.clean_staging();
+        match self {
+            OutTarget::Local(dir) => {
+                if how.resume || how.shard {
+                    dataset::remove_leftovers(dir).map_err(|e| output_err(e.to_string()))?;
+                }
+                std::fs::create_dir_all(dir).map_err(|e| output_err(e.to_string()))
+            }
+            OutTarget::S3 { .. } => Ok(()),
+        }
+    }
+}
+
 /// `_manifests/<task>.json`.
 fn manifest_rel(task: &str) -> String {
     format!("{}/{task}.json", dataset::MANIFEST_DIR)

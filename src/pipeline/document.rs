@@ -1,15 +1,15 @@
 //! One capture into rows: the `documents` row, and when its status says the body is a
 //! robots.txt, one parse of it feeding groups, rules, sitemaps, lint findings,
-//! verdicts and agent classifications. Where a column's value is decided, it is here
-//! or in [`crate::output::rows`].
+//! verdicts and agent classifications. Column values come from [`crate::census`];
+//! this module gathers them for [`crate::output::rows`] to append.
 
+use crate::census::status::{classification, status_class, StatusOutcome};
+use crate::census::urls::{self, authority, url_parts_of};
 use crate::config::RunConfig;
 use crate::input::{Capture, CaptureKind, InputProblem};
 use crate::output::rows::DocId;
-use crate::output::{authority, url_parts_of, AgentRow, Batches, DocInfo, Problem, Table};
+use crate::output::{AgentRow, Batches, DocInfo, Problem, Table};
 use crate::robots::{RobotsTxt, UrlPath, Verdict};
-use crate::sites::urls;
-use crate::verdicts::{classification, status_class, StatusOutcome};
 
 /// `doc_id`: the first 128 bits of SHA-1(source, NUL, stream offset). Stable for the
 /// same capture of the same input; with 10^10 captures (100 crawls of 90 million)

@@ -41,6 +41,10 @@ use crate::store::{Location, StoreError, Stores};
 use slots::Slots;
 use task::{commit_task, read_task, TaskOutcome, TaskRead};
 
+/// The `errors.code` of an input whose reading hit a bug (a panic): its task ran
+/// again with the input as this one row.
+pub const INTERNAL_PANIC: &str = "internal_panic";
+
 /// Set by the Ctrl-C / SIGTERM handler: workers stop at the next record, tasks
 /// already committed stay.
 pub static INTERRUPTED: AtomicBool = AtomicBool::new(false);
@@ -67,9 +71,10 @@ pub enum PipelineError {
     Store(#[from] StoreError),
 }
 
-/// Runs the whole job.
+/// Runs the whole job: prepares the output, then runs the tasks.
 pub fn run(config: &RunConfig) -> Result<Summary, PipelineError> {
     let started = Instant::now();
+    config.out.prepare(config.prepare, &config.settings)?;
     let all = dataset::plan_tasks(&config.inputs, config.inputs_per_task);
     write_meta(config, all.len())?;
     let tasks: Vec<Task> = match config.shard {

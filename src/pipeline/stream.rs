@@ -14,6 +14,9 @@ use super::task::TaskWriters;
 use super::{should_stop, PipelineError};
 use crate::config::RunConfig;
 use crate::input::{open_location, Capture, CaptureReader, Event, InputProblem, Unreadable};
+use crate::limits::{
+    CHUNK_BYTES, CHUNK_QUESTIONS, CHUNK_RECORDS, SPARE_BODY_CAPACITY, TASK_RECORDS,
+};
 use crate::output::dataset::InputReport;
 use crate::output::{Batches, OutputError, PartWriter, Problem, Table};
 use crate::progress::Progress;
@@ -25,16 +28,6 @@ enum Item {
     Capture(Box<Capture>),
     Problem(InputProblem),
 }
-
-/// Records per chunk at most: the unit that is read while the previous one is processed.
-const CHUNK_RECORDS: usize = 2048;
-/// Body bytes per chunk, so a run of 500 KiB bodies cannot hold much memory.
-const CHUNK_BYTES: usize = 16 << 20;
-/// Verdict and agent rows per chunk, so many questions per document shrink the chunk
-/// instead of growing memory (see [`crate::limits::MAX_QUESTIONS_PER_DOCUMENT`]).
-const CHUNK_QUESTIONS: usize = 200_000;
-/// Records per rayon task inside a chunk (fixed, so output does not depend on threads).
-const TASK_RECORDS: usize = 64;
 
 /// Records per chunk for a run asking `questions` questions of each document.
 fn chunk_records(questions: usize) -> usize {
@@ -195,10 +188,6 @@ fn write_built(writer: &mut PartWriter, built: Option<Built>) -> Result<(u64, u6
         None => Ok((0, 0)),
     }
 }
-
-/// Body capacity a recycled capture may keep: typical robots.txt fit, while the
-/// few 500 KiB bodies do not pin half a megabyte each in the spare pool.
-const SPARE_BODY_CAPACITY: usize = 64 << 10;
 
 fn recycle(mut capture: Box<Capture>) -> Box<Capture> {
     if capture.body.capacity() > SPARE_BODY_CAPACITY {

@@ -92,7 +92,7 @@ pub(super) fn read_task<'a>(
     progress: &Progress,
 ) -> Result<TaskRead<'a>, PipelineError> {
     let mut earlier = Vec::new();
-    if config.resume {
+    if config.prepare.resume {
         if let Some(manifest) = config.out.read_manifest(&task.name) {
             if manifest.fingerprint == config.settings.fingerprint() && !manifest.needs_retry() {
                 let (bytes, docs) = manifest
@@ -209,7 +209,7 @@ fn panicked(panic: &(dyn std::any::Any + Send)) -> Unreadable {
         .or_else(|| panic.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "unknown panic".to_owned());
     Unreadable {
-        code: "internal_panic",
+        code: super::INTERNAL_PANIC,
         message: format!(
             "internal error while reading this input (a bug: please report it); none of its \
              rows are kept: {what}"

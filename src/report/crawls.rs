@@ -8,7 +8,7 @@ use std::path::Path;
 
 use super::read::for_each_row;
 use super::ReportError;
-use crate::sites::StatusClass;
+use crate::sites::{PerClass, StatusClass};
 
 /// One crawl and agent: sites with a capture, and how the agent is restricted.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -52,7 +52,7 @@ pub struct Crawls {
     /// Crawl names in order.
     pub crawls: Vec<String>,
     /// Per crawl: distinct sites per status class, in [`StatusClass::ALL`] order.
-    pub status: Vec<(String, [u64; 8])>,
+    pub status: Vec<(String, PerClass<u64>)>,
     /// Per crawl and agent, crawls in order, agents in name order.
     pub blocking: Vec<Blocking>,
     /// Agents in name order.
@@ -67,7 +67,7 @@ pub struct Crawls {
 
 /// Reads `<out>/sites` into the per-crawl numbers.
 pub fn read(out: &Path) -> Result<Crawls, ReportError> {
-    let mut classes: BTreeMap<String, [HashSet<String>; 8]> = BTreeMap::new();
+    let mut classes: BTreeMap<String, PerClass<HashSet<String>>> = BTreeMap::new();
     let mut blocking: BTreeMap<(String, String), Blocking> = BTreeMap::new();
     let mut crawls = Crawls::default();
     let mut ranked: HashSet<(String, String)> = HashSet::new();

@@ -14,10 +14,10 @@ use super::crawls::Crawls;
 use super::figures;
 use super::hosts::Hosts;
 use super::Methodology;
-use crate::sites::StatusClass;
+use crate::sites::{PerClass, StatusClass};
 
 /// Colours of the eight status classes, in [`StatusClass::ALL`] order.
-const CLASS_COLORS: [&str; 8] = [
+const CLASS_COLORS: PerClass<&str> = [
     "#BBBBBB", "#D55E00", "#E69F00", "#F0E442", "#CC79A7", "#8C6D1F", "#56B4E9", "#0072B2",
 ];
 

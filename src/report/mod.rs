@@ -26,10 +26,9 @@ mod html;
 mod read;
 
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 
 use crate::output::read::part_files;
-use crate::sites::{SiteKey, SitesError, StatusSemantics};
+use crate::sites::SitesError;
 
 /// Errors of the report: all end it (exit 2).
 #[derive(Debug, thiserror::Error)]
@@ -57,52 +56,6 @@ pub enum ReportError {
     Internal(String),
 }
 
-const REPORT_AFTER_HELP: &str = "\
-Reads <OUT>/sites (per-crawl figures) and <OUT>/documents, groups, sitemaps and errors
-(per-host figures, latest capture per host) and writes one HTML file: inline SVG charts,
-each with its numbers in a table, no script, nothing fetched. With any of --site-key,
---status-semantics, --ranks, --agents the sites step runs first with them (replacing
-<OUT>/sites, as `robots-census sites OUT ...` would); without them the stored sites table
-is used (the step runs with defaults when there is none). See README.md.
-
-Exit codes:
-  0  the report was written
-  1  it was written, but some lines of the --ranks file were skipped
-  2  usage error, missing or unreadable tables, or output not writable";
-
-/// Arguments of `robots-census report`.
-#[derive(Debug, clap::Args)]
-#[command(after_help = REPORT_AFTER_HELP)]
-pub struct ReportArgs {
-    /// The output directory of `robots-census run`.
-    #[arg(value_name = "OUT")]
-    pub out: PathBuf,
-
-    /// The HTML file to write.
-    #[arg(short = 'o', long, value_name = "FILE")]
-    pub output: PathBuf,
-
-    /// As `sites --site-key` (runs the sites step first).
-    #[arg(long, value_enum)]
-    pub site_key: Option<SiteKey>,
-
-    /// As `sites --status-semantics` (runs the sites step first).
-    #[arg(long, value_enum)]
-    pub status_semantics: Option<StatusSemantics>,
-
-    /// As `sites --ranks` (runs the sites step first).
-    #[arg(long, value_name = "FILE")]
-    pub ranks: Option<PathBuf>,
-
-    /// As `sites --agents` (runs the sites step first).
-    #[arg(long, value_name = "LIST|@FILE")]
-    pub agents: Option<String>,
-
-    /// No summary on stderr.
-    #[arg(long, short)]
-    pub quiet: bool,
-}
-
 /// How the numbers were made, for the methodology paragraph.
 pub struct Methodology {
     /// The report ran the sites step (else it reused the stored table).
@@ -121,32 +74,38 @@ pub struct Summary {
     pub warnings: Vec<String>,
 }
 
-/// Builds the page and writes it to `args.output`.
-pub fn build(args: &ReportArgs) -> Result<Summary, ReportError> {
-    let out = &args.out;
+/// What `report` was asked to do.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The dataset directory.
+    pub out: PathBuf,
+    /// The HTML file to write.
+    pub output: PathBuf,
+    /// Run the sites step with these options first (replacing `<OUT>/sites`); `None`
+    /// reuses the stored sites table, running the step with defaults only when there
+    /// is none.
+    pub sites: Option<crate::sites::Options>,
+}
+
+/// Builds the page and writes it to `options.output`.
+pub fn build(options: &Options) -> Result<Summary, ReportError> {
+    let out = &options.out;
     if part_files(&out.join("documents"))?.is_empty() {
         return Err(ReportError::NoDocuments(out.clone()));
     }
-    let options_given = args.site_key.is_some()
-        || args.status_semantics.is_some()
-        || args.ranks.is_some()
-        || args.agents.is_some();
-    let ran_sites = options_given || part_files(&out.join("sites"))?.is_empty();
+    let sites = match &options.sites {
+        Some(sites) => Some(sites.clone()),
+        None if part_files(&out.join("sites"))?.is_empty() => {
+            Some(crate::sites::Options::defaults(out))
+        }
+        None => None,
+    };
     let mut summary = Summary {
-        ran_sites,
+        ran_sites: sites.is_some(),
         ..Summary::default()
     };
-    if ran_sites {
-        let sites_args = crate::cli::SitesArgs {
-            out: out.clone(),
-            site_key: args.site_key.unwrap_or_default(),
-            status_semantics: args.status_semantics.unwrap_or_default(),
-            ranks: args.ranks.clone(),
-            agents: args.agents.clone(),
-            quiet: true,
-        };
-        let options = crate::sites::Options::from_args(&sites_args)?;
-        summary.warnings = crate::sites::run(&options)?.warnings;
+    if let Some(sites) = &sites {
+        summary.warnings = crate::sites::run(sites)?.warnings;
     }
     let crawls = crawls::read(out)?;
     // Every consecutive pair of crawls (nothing to compare in one crawl).
@@ -157,11 +116,11 @@ pub fn build(args: &ReportArgs) -> Result<Summary, ReportError> {
     };
     let hosts = hosts::read(out)?;
     let methodology = Methodology {
-        ran_sites,
+        ran_sites: summary.ran_sites,
         out: out.display().to_string(),
     };
     let page = html::page(&methodology, &crawls, &changes, &hosts);
-    write_atomically(&args.output, page.as_bytes())?;
+    write_atomically(&options.output, page.as_bytes())?;
     summary.crawls = crawls.crawls.len();
     summary.bytes = page.len();
     Ok(summary)
@@ -174,37 +133,4 @@ fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), ReportError> {
         path: path.to_owned(),
         source: std::io::Error::other(e.to_string()),
     })
-}
-
-/// The `report` subcommand: exit codes in `REPORT_AFTER_HELP`.
-pub fn report(args: &ReportArgs) -> ExitCode {
-    match build(args) {
-        Ok(summary) => {
-            for warning in &summary.warnings {
-                eprintln!("robots-census: warning: {warning}");
-            }
-            if !args.quiet {
-                eprintln!(
-                    "{}: {} crawl(s), {} bytes{}",
-                    args.output.display(),
-                    summary.crawls,
-                    summary.bytes,
-                    if summary.ran_sites {
-                        " (sites step run first)"
-                    } else {
-                        ""
-                    }
-                );
-            }
-            if summary.warnings.is_empty() {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::from(1)
-            }
-        }
-        Err(e) => {
-            eprintln!("robots-census: {e}");
-            ExitCode::from(2)
-        }
-    }
 }

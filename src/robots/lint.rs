@@ -34,6 +34,9 @@ macro_rules! codes {
         impl Code {
             pub const ALL: &'static [Code] = &[$(Code::$variant,)*];
 
+            /// The number of codes (discriminants are `0..COUNT`).
+            pub const COUNT: usize = Code::ALL.len();
+
             /// The stable code written to the `errors` table.
             pub fn as_str(self) -> &'static str {
                 match self { $(Code::$variant => $name,)* }

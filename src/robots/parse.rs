@@ -33,7 +33,8 @@ struct Builder<'a> {
     /// robots.cc's `seen_separator_`: a rule followed the current group's agents.
     after_rule: bool,
     codes: Vec<Code>,
-    per_code: [u16; 64],
+    /// Findings kept per code, indexed by the code's discriminant.
+    per_code: [u16; Code::COUNT],
 }
 
 fn body_facts<'a>(body: &[u8], parsed: &'a [u8]) -> (BodyFacts, Option<&'a str>) {
@@ -77,7 +78,7 @@ impl<'a> Builder<'a> {
             doc,
             after_rule: false,
             codes: Vec::new(),
-            per_code: [0; 64],
+            per_code: [0; Code::COUNT],
         };
         builder.body_findings(parsed);
         builder

@@ -14,11 +14,9 @@
 
 use std::cmp::Reverse;
 
-use super::classes::{Fetch, StatusSemantics};
 use super::read::{Capture, DocId, UrlKey};
-
-/// Redirect hops followed (RFC 9309 section 2.3.1.2: "at least five").
-pub const MAX_REDIRECT_HOPS: u32 = 5;
+use crate::census::site_classes::{Fetch, StatusSemantics};
+use crate::limits::MAX_REDIRECT_HOPS;
 
 /// Where one `/robots.txt` URL led.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -4,7 +4,8 @@
 //! <OUT>/documents/**.parquet --read (one crawl at a time)--> captures
 //!   --decide (latest per URL, redirects <= 5 hops, precedence)--> deciding capture per site
 //!   + <OUT>/agents/**.parquet (rows of the deciding captures) + --ranks
-//!   --classes (status class, Google and Common Crawl readings)--> <OUT>/sites/crawl=<CRAWL>/part-0.parquet
+//!   --classes (census::site_classes: status class, Google and Common Crawl readings)
+//!   --> <OUT>/sites/crawl=<CRAWL>/part-0.parquet
 //! ```
 //!
 //! Every choice a published study made differently is an option: the site key
@@ -12,21 +13,22 @@
 //! top-k strata (`--ranks`, stored as `<OUT>/ranks/ranks.parquet`). The options are
 //! columns of every row, so a table says how it was made.
 
-mod classes;
 mod decide;
+mod key;
 mod ranks;
 pub(crate) mod read;
-pub mod urls;
 pub(crate) mod write;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-pub use classes::{StatusClass, StatusSemantics};
-pub use decide::MAX_REDIRECT_HOPS;
-pub use urls::{psl_version, SiteKey};
+pub use crate::census::site_classes::{PerClass, StatusClass, StatusSemantics};
+pub use crate::limits::MAX_REDIRECT_HOPS;
+pub use key::SiteKey;
 
+use crate::limits::STEP_BATCH_ROWS;
 use crate::output::Table;
+use crate::verdicts::AgentsArg;
 use decide::Site;
 use read::{AgentFacts, AgentRows, DocId};
 use write::{Row, SitesBuilder, TableFile};
@@ -71,35 +73,34 @@ pub struct Options {
     pub site_key: SiteKey,
     pub semantics: StatusSemantics,
     pub ranks: Option<PathBuf>,
-    /// Agents to report; all agents of the agents table when `None`.
-    pub agents: Option<Vec<String>>,
+    /// Agents to report (`--agents`); all agents of the agents table when `None`.
+    pub agents: Option<AgentsArg>,
 }
 
 impl Options {
-    /// Validates the command line: an `--agents` list must name at least one agent.
-    pub fn from_args(args: &crate::cli::SitesArgs) -> Result<Self, SitesError> {
-        let agents = match args.agents.as_deref() {
-            None => None,
-            Some(list) => {
-                let agents = crate::verdicts::agent_arg(list, |file| {
-                    std::fs::read_to_string(file).map_err(|source| SitesError::Io {
-                        path: file.to_owned(),
-                        source,
-                    })
-                })?;
-                if agents.is_empty() {
-                    return Err(SitesError::NoAgentsGiven);
-                }
-                Some(agents)
-            }
+    /// The step's defaults over `out` (what `report` runs when there is no sites table).
+    pub fn defaults(out: &Path) -> Self {
+        Options {
+            out: out.to_owned(),
+            site_key: SiteKey::default(),
+            semantics: StatusSemantics::default(),
+            ranks: None,
+            agents: None,
+        }
+    }
+
+    /// The `--agents` tokens, a list file read; `None` for every agent of the table.
+    fn wanted_agents(&self) -> Result<Option<Vec<String>>, SitesError> {
+        let Some(arg) = &self.agents else {
+            return Ok(None);
         };
-        Ok(Options {
-            out: args.out.clone(),
-            site_key: args.site_key,
-            semantics: args.status_semantics,
-            ranks: args.ranks.clone(),
-            agents,
-        })
+        let agents = arg
+            .resolve()
+            .map_err(|(path, source)| SitesError::Io { path, source })?;
+        if agents.is_empty() {
+            return Err(SitesError::NoAgentsGiven);
+        }
+        Ok(Some(agents))
     }
 }
 
@@ -107,7 +108,7 @@ impl Options {
 #[derive(Debug, Default)]
 pub struct Report {
     /// (crawl, sites, rows, sites per status class in [`StatusClass::ALL`] order).
-    pub crawls: Vec<(String, usize, usize, [usize; 8])>,
+    pub crawls: Vec<(String, usize, usize, PerClass<usize>)>,
     pub ranked_hosts: Option<usize>,
     /// Lines of the ranks file that were skipped.
     pub warnings: Vec<String>,
@@ -130,9 +131,6 @@ impl Report {
     }
 }
 
-/// Rows per written batch (and so the memory of the builders).
-const BATCH_ROWS: usize = 64 * 1024;
-
 /// Runs the step over `options.out`, replacing `<out>/sites/` when it succeeds.
 pub fn run(options: &Options) -> Result<Report, SitesError> {
     let out = &options.out;
@@ -140,6 +138,7 @@ pub fn run(options: &Options) -> Result<Report, SitesError> {
     if documents.is_empty() {
         return Err(SitesError::NoDocuments(out.clone()));
     }
+    let wanted = options.wanted_agents()?;
     let mut report = Report::default();
     let ranked = match &options.ranks {
         Some(path) => {
@@ -175,7 +174,14 @@ pub fn run(options: &Options) -> Result<Report, SitesError> {
             files: &files,
             rows,
         };
-        let counts = one_crawl(options, &input, &ranked, &ranked_sites, &path)?;
+        let counts = one_crawl(
+            options,
+            wanted.as_deref(),
+            &input,
+            &ranked,
+            &ranked_sites,
+            &path,
+        )?;
         report.crawls.push(counts);
     }
     let sites = out.join(Table::Sites.name());
@@ -198,11 +204,12 @@ struct CrawlInput<'a> {
 /// Decides every site of one crawl and writes its partition.
 fn one_crawl(
     options: &Options,
+    wanted: Option<&[String]>,
     input: &CrawlInput<'_>,
     ranked: &HashMap<String, i64>,
     ranked_sites: &[(&str, i64)],
     path: &Path,
-) -> Result<(String, usize, usize, [usize; 8]), SitesError> {
+) -> Result<(String, usize, usize, PerClass<usize>), SitesError> {
     let (crawl, files) = (input.crawl, input.files);
     let mut captures = read::read_crawl(files, crawl, input.rows, options.site_key)?;
     decide::latest_per_url(&mut captures);
@@ -222,7 +229,7 @@ fn one_crawl(
     let agent_files = read::companion_files(&options.out, files, Table::Agents.name());
     let rows = read::read_agents(&agent_files, &ends)?;
     drop(ends);
-    let agents = choose_agents(options, crawl, &rows)?;
+    let agents = choose_agents(&options.out, wanted, crawl, &rows)?;
 
     let ctx = Context {
         options,
@@ -233,7 +240,7 @@ fn one_crawl(
     };
     let mut file = TableFile::create(path, Table::Sites)?;
     let mut builder = SitesBuilder::default();
-    let (mut n_sites, mut n_rows, mut classes) = (0, 0, [0usize; 8]);
+    let (mut n_sites, mut n_rows, mut classes) = (0, 0, [0usize; StatusClass::COUNT]);
     let mut decided = sites.iter().peekable();
     let mut uncaptured = ranked_sites
         .iter()
@@ -257,8 +264,8 @@ fn one_crawl(
             ctx.uncaptured_rows(name, *rank, &mut builder)?
         };
         n_sites += 1;
-        classes[class as usize] += 1;
-        if builder.rows() >= BATCH_ROWS {
+        classes[class.index()] += 1;
+        if builder.rows() >= STEP_BATCH_ROWS {
             n_rows += builder.rows();
             file.write(&builder.finish()?)?;
         }
@@ -274,15 +281,16 @@ fn one_crawl(
 /// The agents to report for a crawl, in name order, with their index in `rows`:
 /// `--agents` (each must be in the table) or all of the table's.
 fn choose_agents<'a>(
-    options: &Options,
+    out: &Path,
+    wanted: Option<&[String]>,
     crawl: &str,
     rows: &'a AgentRows,
 ) -> Result<Vec<(&'a str, usize)>, SitesError> {
     if rows.agents.is_empty() {
-        return Err(SitesError::NoAgents(options.out.clone(), crawl.to_owned()));
+        return Err(SitesError::NoAgents(out.to_owned(), crawl.to_owned()));
     }
     let all = rows.agents.iter().enumerate().map(|(i, a)| (a.as_str(), i));
-    let Some(list) = &options.agents else {
+    let Some(list) = wanted else {
         return Ok(all.collect());
     };
     if let Some(unknown) = list.iter().find(|a| !rows.agents.contains(a)) {
@@ -310,7 +318,7 @@ impl Context<'_> {
             crawl: self.crawl,
             site,
             rank,
-            top_k: rank.map(classes::top_k),
+            top_k: rank.map(crate::census::site_classes::top_k),
             site_key: self.options.site_key.as_str(),
             status_semantics: self.options.semantics.as_str(),
             ..Row::default()
@@ -326,7 +334,7 @@ impl Context<'_> {
     ) -> Result<StatusClass, SitesError> {
         let end = &site.end;
         let class = StatusClass::of(site.chain.fetch, end.mime_ok, end.has_rules);
-        let parsed = site.chain.fetch == classes::Fetch::Success;
+        let parsed = site.chain.fetch == crate::census::site_classes::Fetch::Success;
         for &(agent, index) in self.agents {
             let facts = parsed
                 .then(|| self.facts.get(end.doc_id, index))

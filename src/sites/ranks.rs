@@ -4,11 +4,10 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
-use std::sync::Arc;
 
-use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray};
+use arrow_array::RecordBatch;
 
-use super::urls::SiteKey;
+use super::SiteKey;
 use super::SitesError;
 use crate::output::Table;
 
@@ -76,13 +75,12 @@ pub fn by_site(ranks: &Ranks, key: SiteKey) -> HashMap<String, i64> {
 
 /// The `ranks` table.
 pub fn batch(ranks: &Ranks) -> Result<RecordBatch, arrow_schema::ArrowError> {
-    let rank: ArrayRef = Arc::new(Int64Array::from_iter_values(
-        ranks.rows.iter().map(|(r, _)| *r),
-    ));
-    let host: ArrayRef = Arc::new(StringArray::from_iter_values(
-        ranks.rows.iter().map(|(_, h)| h.as_str()),
-    ));
-    RecordBatch::try_new(Table::Ranks.schema(), vec![rank, host])
+    let mut columns = crate::output::tables::Ranks::default();
+    for (rank, host) in &ranks.rows {
+        columns.rank.append_value(*rank);
+        columns.host.append_value(host);
+    }
+    RecordBatch::try_new(Table::Ranks.schema(), columns.finish())
 }
 
 #[cfg(test)]

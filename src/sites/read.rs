@@ -15,8 +15,9 @@ use arrow_array::cast::AsArray;
 use arrow_array::types::{Int32Type, TimestampMicrosecondType};
 use arrow_array::{Array, RecordBatch};
 
-use super::urls::{lookup_key, SiteKey};
+use super::SiteKey;
 use super::SitesError;
+use crate::census::urls::lookup_key;
 use crate::output::read::{batches, ReadError};
 use crate::robots::{ProbeClass, RuleSetClass};
 
@@ -48,7 +49,7 @@ pub struct Capture {
     /// Key of the resolved `Location` of a 3xx; 0 when there is none.
     pub location_key: UrlKey,
     pub status: Option<u16>,
-    /// Common Crawl's MIME filter passes (see [`super::classes::robots_mime`]).
+    /// Common Crawl's MIME filter passes (see [`crate::census::site_classes::robots_mime`]).
     pub mime_ok: bool,
     /// Some allow/disallow line inside a group (documents.n_allow + n_disallow > 0).
     pub has_rules: bool,
@@ -249,7 +250,10 @@ pub fn read_crawl(
                         .is_valid(i)
                         .then(|| u16::try_from(statuses.value(i)).ok())
                         .flatten(),
-                    mime_ok: super::classes::robots_mime(opt(payloads, i), opt(types, i)),
+                    mime_ok: crate::census::site_classes::robots_mime(
+                        opt(payloads, i),
+                        opt(types, i),
+                    ),
                     // Null counts: the body was not parsed (no rules).
                     has_rules: (allow.is_valid(i) && allow.value(i) > 0)
                         || (disallow.is_valid(i) && disallow.value(i) > 0),

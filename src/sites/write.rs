@@ -2,16 +2,11 @@
 //! temporary name and renamed, with the writer properties of every table
 //! (`output::properties`), so the same tables and options give the same bytes.
 
+use arrow_array::RecordBatch;
+use parquet::arrow::ArrowWriter;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
-
-use arrow_array::builder::{
-    BooleanBuilder, FixedSizeBinaryBuilder, Int32Builder, Int64Builder, StringBuilder,
-};
-use arrow_array::{ArrayRef, RecordBatch};
-use parquet::arrow::ArrowWriter;
 
 use super::read::DocId;
 use super::SitesError;
@@ -40,53 +35,12 @@ pub struct Row<'a> {
     pub status_semantics: &'static str,
 }
 
-/// Builders of the `sites` columns, in schema order.
+/// The `sites` rows of a batch (builders declared with the table, in
+/// [`crate::output::tables`]).
+#[derive(Default)]
 pub struct SitesBuilder {
-    site: StringBuilder,
-    agent: StringBuilder,
-    status_class: StringBuilder,
-    google_class: StringBuilder,
-    root_allowed: BooleanBuilder,
-    cc_class: StringBuilder,
-    named: BooleanBuilder,
-    doc_id: FixedSizeBinaryBuilder,
-    url: StringBuilder,
-    start_url: StringBuilder,
-    http_status: Int32Builder,
-    redirect_hops: Int32Builder,
-    captures: Int32Builder,
-    rank: Int64Builder,
-    top_k: StringBuilder,
-    site_key: StringBuilder,
-    status_semantics: StringBuilder,
-    crawl: StringBuilder,
+    columns: crate::output::tables::Sites,
     rows: usize,
-}
-
-impl Default for SitesBuilder {
-    fn default() -> Self {
-        SitesBuilder {
-            site: StringBuilder::new(),
-            agent: StringBuilder::new(),
-            status_class: StringBuilder::new(),
-            google_class: StringBuilder::new(),
-            root_allowed: BooleanBuilder::new(),
-            cc_class: StringBuilder::new(),
-            named: BooleanBuilder::new(),
-            doc_id: FixedSizeBinaryBuilder::new(16),
-            url: StringBuilder::new(),
-            start_url: StringBuilder::new(),
-            http_status: Int32Builder::new(),
-            redirect_hops: Int32Builder::new(),
-            captures: Int32Builder::new(),
-            rank: Int64Builder::new(),
-            top_k: StringBuilder::new(),
-            site_key: StringBuilder::new(),
-            status_semantics: StringBuilder::new(),
-            crawl: StringBuilder::new(),
-            rows: 0,
-        }
-    }
 }
 
 fn to_i32(n: u32) -> i32 {
@@ -99,28 +53,25 @@ impl SitesBuilder {
     }
 
     pub fn append(&mut self, row: &Row<'_>) -> Result<(), arrow_schema::ArrowError> {
-        self.site.append_value(row.site);
-        self.agent.append_value(row.agent);
-        self.status_class.append_value(row.status_class);
-        self.google_class.append_option(row.google_class);
-        self.root_allowed.append_option(row.root_allowed);
-        self.cc_class.append_option(row.cc_class);
-        self.named.append_value(row.named);
-        match &row.doc_id {
-            Some(id) => self.doc_id.append_value(id)?,
-            None => self.doc_id.append_null(),
-        }
-        self.url.append_option(row.url);
-        self.start_url.append_option(row.start_url);
-        self.http_status
-            .append_option(row.http_status.map(i32::from));
-        self.redirect_hops.append_value(to_i32(row.redirect_hops));
-        self.captures.append_value(to_i32(row.captures));
-        self.rank.append_option(row.rank);
-        self.top_k.append_option(row.top_k);
-        self.site_key.append_value(row.site_key);
-        self.status_semantics.append_value(row.status_semantics);
-        self.crawl.append_value(row.crawl);
+        let c = &mut self.columns;
+        c.site.append_value(row.site);
+        c.agent.append_value(row.agent);
+        c.status_class.append_value(row.status_class);
+        c.google_class.append_option(row.google_class);
+        c.root_allowed.append_option(row.root_allowed);
+        c.cc_class.append_option(row.cc_class);
+        c.named.append_value(row.named);
+        c.doc_id.append_option(row.doc_id);
+        c.url.append_option(row.url);
+        c.start_url.append_option(row.start_url);
+        c.http_status.append_option(row.http_status.map(i32::from));
+        c.redirect_hops.append_value(to_i32(row.redirect_hops));
+        c.captures.append_value(to_i32(row.captures));
+        c.rank.append_option(row.rank);
+        c.top_k.append_option(row.top_k);
+        c.site_key.append_value(row.site_key);
+        c.status_semantics.append_value(row.status_semantics);
+        c.crawl.append_value(row.crawl);
         self.rows += 1;
         Ok(())
     }
@@ -128,27 +79,7 @@ impl SitesBuilder {
     /// The rows appended so far as one batch; the builders are left empty.
     pub fn finish(&mut self) -> Result<RecordBatch, arrow_schema::ArrowError> {
         self.rows = 0;
-        let columns: Vec<ArrayRef> = vec![
-            Arc::new(self.site.finish()),
-            Arc::new(self.agent.finish()),
-            Arc::new(self.status_class.finish()),
-            Arc::new(self.google_class.finish()),
-            Arc::new(self.root_allowed.finish()),
-            Arc::new(self.cc_class.finish()),
-            Arc::new(self.named.finish()),
-            Arc::new(self.doc_id.finish()),
-            Arc::new(self.url.finish()),
-            Arc::new(self.start_url.finish()),
-            Arc::new(self.http_status.finish()),
-            Arc::new(self.redirect_hops.finish()),
-            Arc::new(self.captures.finish()),
-            Arc::new(self.rank.finish()),
-            Arc::new(self.top_k.finish()),
-            Arc::new(self.site_key.finish()),
-            Arc::new(self.status_semantics.finish()),
-            Arc::new(self.crawl.finish()),
-        ];
-        RecordBatch::try_new(Table::Sites.schema(), columns)
+        RecordBatch::try_new(Table::Sites.schema(), self.columns.finish())
     }
 }
 

@@ -44,6 +44,17 @@ pub enum StoreError {
 }
 
 impl StoreError {
+    /// Every [`StoreError::code`], in variant order (documented in `schemas/README.md`).
+    pub const CODES: &'static [&'static str] = &[
+        "remote_bad_location",
+        "remote_not_found",
+        "remote_access_denied",
+        "remote_object_changed",
+        "remote_retries_exhausted",
+        "remote_failed",
+        "remote_setup",
+    ];
+
     /// Stable snake_case code, used as the `code` column of the `errors` table.
     pub fn code(&self) -> &'static str {
         match self {
@@ -60,5 +71,44 @@ impl StoreError {
     /// True when a later run (`--resume`) may succeed where this one gave up.
     pub fn is_transient(&self) -> bool {
         matches!(self, Self::Exhausted { .. })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_lists_every_variant_in_order() {
+        let s = String::new;
+        let samples = [
+            StoreError::BadLocation(s()),
+            StoreError::NotFound {
+                location: s(),
+                detail: s(),
+            },
+            StoreError::AccessDenied {
+                location: s(),
+                detail: s(),
+            },
+            StoreError::Changed {
+                location: s(),
+                detail: s(),
+            },
+            StoreError::Exhausted {
+                location: s(),
+                attempts: 1,
+                spent: Duration::ZERO,
+                budget: Duration::ZERO,
+                last: s(),
+            },
+            StoreError::Failed {
+                location: s(),
+                detail: s(),
+            },
+            StoreError::Setup(s()),
+        ];
+        let codes: Vec<&str> = samples.iter().map(StoreError::code).collect();
+        assert_eq!(codes, StoreError::CODES);
     }
 }

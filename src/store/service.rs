@@ -18,6 +18,7 @@
 //! object_store's own retries are off (see `Stores`), so its `RetryConfig` cannot see
 //! CloudFront's body or honour `Retry-After`: there is one retry policy, ours.
 
+use crate::limits::ERROR_BODY_CAP;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
@@ -35,10 +36,6 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 /// The User-Agent of every request.
 pub const USER_AGENT: &str = concat!("robots-census/", env!("CARGO_PKG_VERSION"));
-
-/// Error bodies are read up to this many bytes to classify them (CloudFront's page
-/// is ~1 KiB; S3's XML errors are smaller).
-const ERROR_BODY_CAP: usize = 64 << 10;
 
 /// Builds object_store's HTTP clients: reqwest's, wrapped in [`Guarded`].
 #[derive(Debug)]

@@ -1,13 +1,12 @@
-//! Which (agent, URL) questions each document is asked, and how a document
-//! treats an agent overall (the `agents` table's classification).
+//! Which (agent, URL) questions each document is asked: the agent list, and the
+//! paths and sampled URLs per host. (What the answers mean for the `agents` table is
+//! [`crate::census::status`].)
 //!
 //! Sampling is deterministic: the URLs of a host are ranked by a hash of
 //! (seed, URL) and the first N kept, so the same inputs and flags give the same
 //! rows on any thread count or machine.
 
 use std::collections::HashMap;
-
-use crate::robots::{AgentSummary, RobotsTxt, Scope};
 
 /// The bundled default agent list (data, not code).
 pub const DEFAULT_AGENTS: &str = include_str!("default_agents.txt");
@@ -21,22 +20,38 @@ pub fn parse_agent_list(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// The agents of an `--agents` argument: a comma-separated list, or `@FILE`, a list
-/// file ([`parse_agent_list`]) read with `read` (so each command reports an unreadable
-/// file with its own error). An empty result is the caller's to refuse.
-pub fn agent_arg<E>(
-    arg: &str,
-    read: impl FnOnce(&std::path::Path) -> Result<String, E>,
-) -> Result<Vec<String>, E> {
-    Ok(match arg.strip_prefix('@') {
-        Some(file) => parse_agent_list(&read(std::path::Path::new(file))?),
-        None => arg
-            .split(',')
-            .map(str::trim)
-            .filter(|a| !a.is_empty())
-            .map(str::to_owned)
-            .collect(),
-    })
+/// An `--agents` argument as given: product tokens (a comma-separated list), or
+/// `@FILE`, a list file ([`parse_agent_list`]) read when the step starts, not when
+/// the command line is parsed. An empty list is the step's to refuse.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AgentsArg {
+    Tokens(Vec<String>),
+    File(std::path::PathBuf),
+}
+
+impl AgentsArg {
+    pub fn parse(arg: &str) -> Self {
+        match arg.strip_prefix('@') {
+            Some(file) => AgentsArg::File(file.into()),
+            None => AgentsArg::Tokens(
+                arg.split(',')
+                    .map(str::trim)
+                    .filter(|a| !a.is_empty())
+                    .map(str::to_owned)
+                    .collect(),
+            ),
+        }
+    }
+
+    /// The tokens, the list file read; an unreadable file is returned with its path.
+    pub fn resolve(&self) -> Result<Vec<String>, (std::path::PathBuf, std::io::Error)> {
+        match self {
+            AgentsArg::Tokens(tokens) => Ok(tokens.clone()),
+            AgentsArg::File(path) => std::fs::read_to_string(path)
+                .map(|text| parse_agent_list(&text))
+                .map_err(|e| (path.clone(), e)),
+        }
+    }
 }
 
 /// The questions asked of every document.
@@ -54,7 +69,7 @@ impl UrlPlan {
     pub fn new(paths: Vec<String>, urls: &[String], per_host: Option<usize>, seed: u64) -> Self {
         let mut by_host: HashMap<String, Vec<String>> = HashMap::new();
         for url in urls {
-            if let Some(host) = crate::output::url_authority(url) {
+            if let Some(host) = crate::census::urls::url_authority(url) {
                 by_host.entry(host).or_default().push(url.clone());
             }
         }
@@ -130,80 +145,6 @@ pub fn read_url_list(text: &str) -> std::io::Result<Vec<String>> {
     Ok(urls)
 }
 
-/// How a capture's HTTP status frames its robots.txt (RFC 9309 section 2.3.1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StatusOutcome {
-    /// 2xx, or no status (a CSV dump of bodies): the body is parsed.
-    Parse,
-    /// 3xx: the robots.txt is elsewhere.
-    Redirect,
-    /// 4xx other than 429: no robots.txt, everything allowed.
-    NoRobots,
-    /// 5xx and 429: unreachable, everything disallowed.
-    Unreachable,
-    /// A revisit record or an odd status: nothing can be said.
-    Unknown,
-}
-
-impl StatusOutcome {
-    pub fn of(status: Option<u16>, has_body: bool) -> Self {
-        match status {
-            None if has_body => StatusOutcome::Parse,
-            None => StatusOutcome::Unknown,
-            Some(200..=299) => StatusOutcome::Parse,
-            Some(300..=399) => StatusOutcome::Redirect,
-            Some(429) => StatusOutcome::Unreachable,
-            Some(400..=499) => StatusOutcome::NoRobots,
-            Some(500..=599) => StatusOutcome::Unreachable,
-            Some(_) => StatusOutcome::Unknown,
-        }
-    }
-
-    pub fn classification(self) -> &'static str {
-        match self {
-            StatusOutcome::Parse => "allowed",
-            StatusOutcome::Redirect => "redirect",
-            StatusOutcome::NoRobots => "no_robots",
-            StatusOutcome::Unreachable => "unreachable",
-            StatusOutcome::Unknown => "unknown",
-        }
-    }
-}
-
-/// The `status_class` column.
-pub fn status_class(status: Option<u16>) -> &'static str {
-    match status {
-        None => "none",
-        Some(200..=299) => "2xx",
-        Some(300..=399) => "3xx",
-        Some(400..=499) => "4xx",
-        Some(500..=599) => "5xx",
-        Some(_) => "other",
-    }
-}
-
-/// How a parsed document treats `agent`: its summary, whether `/` is allowed,
-/// and the classification.
-pub fn classify(doc: &RobotsTxt<'_>, agent: &str) -> (AgentSummary, bool, &'static str) {
-    let summary = doc.agent_summary(agent.as_bytes());
-    let root_allowed = doc.verdict(agent.as_bytes(), b"/").allowed;
-    let class = classification(&summary, root_allowed);
-    (summary, root_allowed, class)
-}
-
-/// The `agents.classification` of an agent given its summary and whether `/` is allowed.
-pub fn classification(summary: &AgentSummary, root_allowed: bool) -> &'static str {
-    if summary.scope == Scope::None {
-        "allowed"
-    } else if !root_allowed && summary.allow_rules == 0 {
-        "full_disallow"
-    } else if !root_allowed || summary.disallow_rules > 0 {
-        "partial_disallow"
-    } else {
-        "allowed"
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -220,20 +161,32 @@ mod tests {
 
     #[test]
     fn agent_args_are_lists_or_files() {
-        let no_file = |_: &std::path::Path| -> Result<String, String> { Err("unread".into()) };
+        let tokens = AgentsArg::parse(" GPTBot, ,CCBot ");
         assert_eq!(
-            agent_arg(" GPTBot, ,CCBot ", no_file),
-            Ok(vec!["GPTBot".to_owned(), "CCBot".to_owned()])
+            tokens,
+            AgentsArg::Tokens(vec!["GPTBot".into(), "CCBot".into()])
         );
-        let file = |p: &std::path::Path| -> Result<String, String> {
-            assert_eq!(p, std::path::Path::new("ai.txt"));
-            Ok("# AI crawlers\nGPTBot\n\nClaudeBot # Anthropic\n".into())
-        };
         assert_eq!(
-            agent_arg("@ai.txt", file),
-            Ok(vec!["GPTBot".to_owned(), "ClaudeBot".to_owned()])
+            tokens.resolve().ok(),
+            Some(vec!["GPTBot".into(), "CCBot".into()])
         );
-        assert_eq!(agent_arg("@missing.txt", no_file), Err("unread".into()));
+        let dir = tempfile::tempdir().expect("temp dir");
+        let list = dir.path().join("ai.txt");
+        std::fs::write(&list, "# AI crawlers\nGPTBot\n\nClaudeBot # Anthropic\n").expect("write");
+        let file = AgentsArg::parse(&format!("@{}", list.display()));
+        assert_eq!(file, AgentsArg::File(list.clone()));
+        assert_eq!(
+            file.resolve().ok(),
+            Some(vec!["GPTBot".into(), "ClaudeBot".into()])
+        );
+        let missing = AgentsArg::parse(&format!("@{}", dir.path().join("missing.txt").display()));
+        let (path, _) = missing.resolve().expect_err("no such file");
+        assert_eq!(path, dir.path().join("missing.txt"));
+        // Nothing is read when the argument is parsed.
+        assert!(matches!(
+            AgentsArg::parse("@/nonexistent/list"),
+            AgentsArg::File(_)
+        ));
     }
 
     #[test]
@@ -241,31 +194,6 @@ mod tests {
         let agents = parse_agent_list(DEFAULT_AGENTS);
         assert!(agents.contains(&"GPTBot".to_owned()) && agents.contains(&"Googlebot".to_owned()));
         assert!(agents.iter().all(|a| !a.contains('#') && !a.is_empty()));
-    }
-
-    #[test]
-    fn classification() {
-        let doc = RobotsTxt::parse(b"User-agent: GPTBot\nDisallow: /\n\nUser-agent: CCBot\nDisallow: /private\n\nUser-agent: ClaudeBot\nDisallow: /\nAllow: /public\n");
-        assert_eq!(classify(&doc, "GPTBot").2, "full_disallow");
-        assert_eq!(classify(&doc, "CCBot").2, "partial_disallow");
-        assert_eq!(classify(&doc, "ClaudeBot").2, "partial_disallow");
-        assert_eq!(classify(&doc, "Googlebot").2, "allowed");
-        assert!(classify(&doc, "GPTBot").0.scope == Scope::Named);
-    }
-
-    #[test]
-    fn status_outcomes() {
-        assert_eq!(StatusOutcome::of(Some(404), true), StatusOutcome::NoRobots);
-        assert_eq!(
-            StatusOutcome::of(Some(429), true),
-            StatusOutcome::Unreachable
-        );
-        assert_eq!(
-            StatusOutcome::of(Some(503), false),
-            StatusOutcome::Unreachable
-        );
-        assert_eq!(StatusOutcome::of(Some(301), true), StatusOutcome::Redirect);
-        assert_eq!(StatusOutcome::of(None, true), StatusOutcome::Parse);
     }
 
     #[test]

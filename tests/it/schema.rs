@@ -3,7 +3,13 @@
 
 use parquet::basic::Encoding;
 use parquet::file::reader::{FileReader, SerializedFileReader};
-use robots_census::output::schema::{schema_json, Table};
+use std::collections::BTreeSet;
+
+use robots_census::input::InputError;
+use robots_census::output::schema::{columns_markdown, schema_json, Table};
+use robots_census::pipeline::INTERNAL_PANIC;
+use robots_census::robots::Code;
+use robots_census::store::StoreError;
 
 use crate::support::{bin, parts, repo, scratch};
 
@@ -27,35 +33,81 @@ fn schema_files_match_the_code() {
     }
     assert!(
         stale.is_empty(),
-        "schema files differ from src/output/schema.rs (run `make schemas` and review): {stale:?}"
+        "schema files differ from src/output/tables.rs (run `make schemas` and review): {stale:?}"
     );
 }
 
+/// The `| column | type | null | meaning |` table under `## `<table>``, as
+/// (start, end) byte offsets in `readme`.
+fn column_table(readme: &str, table: &str) -> Option<(usize, usize)> {
+    let heading = readme.find(&format!("\n## `{table}`\n"))?;
+    let start = heading + readme[heading..].find("\n| column | type | null | meaning |\n")? + 1;
+    let mut end = start;
+    for line in readme[start..].split_inclusive('\n') {
+        if !line.starts_with('|') {
+            break;
+        }
+        end += line.len();
+    }
+    Some((start, end))
+}
+
 #[test]
-fn schemas_readme_documents_every_table_and_code() {
-    let readme =
-        std::fs::read_to_string(repo().join("schemas/README.md")).expect("schemas/README.md");
+fn schemas_readme_column_tables_are_the_code_s() {
+    let path = repo().join("schemas/README.md");
+    let mut readme = std::fs::read_to_string(&path).expect("schemas/README.md");
+    let update = std::env::var_os("UPDATE_SCHEMAS").is_some();
+    let mut stale = Vec::new();
     for table in Table::ALL.into_iter().chain(Table::DERIVED) {
-        assert!(
-            readme.contains(&format!("`{}`", table.name())),
-            "schemas/README.md does not describe table {}",
-            table.name()
-        );
-        for column in table.columns() {
-            assert!(
-                readme.contains(&format!("`{}`", column.name)),
-                "schemas/README.md does not mention column {}",
-                column.name
-            );
+        let (start, end) = column_table(&readme, table.name()).unwrap_or_else(|| {
+            panic!("schemas/README.md has no column table for {}", table.name())
+        });
+        let want = columns_markdown(table);
+        if readme[start..end] != want {
+            stale.push(table.name());
+            readme.replace_range(start..end, &want);
         }
     }
-    for code in robots_census::robots::Code::ALL {
+    if update {
+        // Renamed into place: the other tests of this file read it meanwhile.
+        let tmp = path.with_extension("md.tmp");
+        std::fs::write(&tmp, readme).expect("write schemas/README.md");
+        std::fs::rename(&tmp, &path).expect("replace schemas/README.md");
+    } else {
         assert!(
-            readme.contains(&format!("`{}`", code.as_str())),
-            "schemas/README.md does not document lint code {}",
-            code.as_str()
+            stale.is_empty(),
+            "schemas/README.md column tables differ from src/output/tables.rs (run `make schemas` and review): {stale:?}"
         );
     }
+}
+
+/// The first-column codes of the markdown tables after `heading` up to the next `## `.
+fn documented_codes(readme: &str, heading: &str) -> BTreeSet<String> {
+    let start = readme
+        .find(heading)
+        .unwrap_or_else(|| panic!("no section {heading}"));
+    let rest = &readme[start + heading.len()..];
+    let section = &rest[..rest.find("\n## ").unwrap_or(rest.len())];
+    section
+        .lines()
+        .filter_map(|l| l.strip_prefix("| `"))
+        .filter_map(|l| l.split_once('`').map(|(code, _)| code.to_owned()))
+        .collect()
+}
+
+#[test]
+fn schemas_readme_documents_exactly_the_codes_of_the_code() {
+    let readme =
+        std::fs::read_to_string(repo().join("schemas/README.md")).expect("schemas/README.md");
+    let lint: BTreeSet<String> = Code::ALL.iter().map(|c| c.as_str().to_owned()).collect();
+    assert_eq!(documented_codes(&readme, "## Lint codes"), lint);
+    let input: BTreeSet<String> = InputError::CODES
+        .iter()
+        .chain(StoreError::CODES)
+        .chain([&INTERNAL_PANIC])
+        .map(|c| (*c).to_owned())
+        .collect();
+    assert_eq!(documented_codes(&readme, "## Input problem codes"), input);
 }
 
 /// Each column is written with the dictionary and statistics its `Layout` names, in

@@ -7,7 +7,6 @@
 //! one is the damaged record's terminator, not body.
 
 use super::{header_damage, WarcReader};
-use crate::input::buffer::{BUF_MAX, BUF_SIZE};
 use crate::input::error::InputError;
 use crate::input::http::{header_end, header_fields, parse_head, Coding, Encoding};
 use crate::input::scan::{
@@ -15,7 +14,7 @@ use crate::input::scan::{
     version_line, Version, END_PROBE, VERSION_PROBE,
 };
 use crate::input::Capture;
-use crate::limits::MAX_HEADER_BYTES;
+use crate::limits::{BUF_MAX, BUF_SIZE, MAX_HEADER_BYTES};
 
 /// Bytes kept visible past the part of a block being decided, so a `WARC/` line that
 /// starts inside that part is seen whole.

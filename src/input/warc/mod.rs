@@ -225,8 +225,6 @@ impl WarcReader {
                 self.problem_at(InputError::WarcBadHeader(msg), at),
             ));
         }
-        let first = block.split(|&c| c == b'\n').next().unwrap_or_default();
-        set_text(&mut cap.warc_version, first.trim_ascii());
         self.head.warc_type.clear();
         self.head.content_length = None;
         for (name, value) in header_fields(block) {

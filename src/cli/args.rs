@@ -1,9 +1,12 @@
-//! Command-line arguments as clap parses them; validated into a [`crate::config::RunConfig`].
+//! Every command-line struct, as clap parses it. Nothing here reads, checks or
+//! writes anything: `options.rs` turns these into the plain options the steps take.
 
+use std::ffi::OsString;
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
+use crate::sites::{SiteKey, StatusSemantics};
 use crate::store::{DEFAULT_IO_TIMEOUT_SECS, DEFAULT_MAX_REQUESTS, DEFAULT_RETRY_BUDGET_SECS};
 
 /// Measure the Robots Exclusion Protocol at web scale.
@@ -19,19 +22,19 @@ pub enum Command {
     /// Stream robots.txt captures from WARC or CSV inputs into Parquet tables.
     Run(Box<RunArgs>),
     /// Answer allow/disallow questions about one robots.txt, as Google's parser would.
-    Check(crate::check::CheckArgs),
+    Check(CheckArgs),
     /// Print the lint findings of one robots.txt.
-    Lint(crate::check::LintArgs),
+    Lint(LintArgs),
     /// Report which tasks of a dataset are done; write `<OUT>/_SUCCESS` when all are.
-    Status(crate::status::StatusArgs),
+    Status(StatusArgs),
     /// Per crawl, site and agent: the capture that decides and what it says (after `run`).
     Sites(SitesArgs),
     /// What changed per site between two crawls of the sites table (after `sites`).
     Changes(ChangesArgs),
     /// One robots.txt for SEO auditors: findings, verdicts, groups per crawler, RFC 9309 vs Google.
-    Audit(crate::audit::AuditArgs),
+    Audit(AuditArgs),
     /// One self-contained HTML page of charts and tables from a run's tables (after `run`).
-    Report(crate::report::ReportArgs),
+    Report(ReportArgs),
 }
 
 const CHANGES_AFTER_HELP: &str = "\
@@ -92,13 +95,13 @@ pub struct SitesArgs {
 
     /// What one site is: the host name, the host name without a leading www.,
     /// or the registrable domain (Public Suffix List).
-    #[arg(long, value_enum, default_value_t = crate::sites::SiteKey::Host)]
-    pub site_key: crate::sites::SiteKey,
+    #[arg(long, value_enum, default_value_t = SiteKey::Host)]
+    pub site_key: SiteKey,
 
     /// What statuses mean: rfc9309 (4xx allow all; 5xx and 429 disallow all) or ccbot
     /// (the same, but 403 forbidden and only 200 a success, as Common Crawl counts).
-    #[arg(long, value_enum, default_value_t = crate::sites::StatusSemantics::Rfc9309)]
-    pub status_semantics: crate::sites::StatusSemantics,
+    #[arg(long, value_enum, default_value_t = StatusSemantics::Rfc9309)]
+    pub status_semantics: StatusSemantics,
 
     /// A ranked host list, `rank,host` per line (as Tranco publishes it): sites get
     /// their rank and top-k stratum, and ranked sites without a capture get a row.
@@ -268,4 +271,132 @@ pub struct RunArgs {
     #[arg(long, default_value_t = crate::limits::ZSTD_WINDOW_LOG_DEFAULT, value_name = "N",
           value_parser = clap::value_parser!(u32).range(10..=31))]
     pub zstd_window_log_max: u32,
+}
+
+const CHECK_EXIT_CODES: &str = "\
+Exit codes:
+  0  every URL asked is allowed for every agent
+  1  at least one URL is disallowed
+  2  usage error, or the robots.txt file cannot be read";
+
+const LINT_EXIT_CODES: &str = "\
+Exit codes:
+  0  no finding of severity error or warning (info findings may be printed)
+  1  at least one finding of severity error or warning
+  2  usage error, or the robots.txt file cannot be read";
+
+/// Arguments of `robots-census check`.
+#[derive(Debug, clap::Args)]
+#[command(after_help = CHECK_EXIT_CODES)]
+pub struct CheckArgs {
+    /// The robots.txt file, or `-` for standard input.
+    pub robots_file: PathBuf,
+    /// `AGENT URL...`; with `--agent`, only URLs. Agents are product tokens used as given
+    /// (`Googlebot`, not `Googlebot/2.1`); URLs are matched as written (percent-encode them).
+    #[arg(value_name = "AGENT|URL", required = true)]
+    pub args: Vec<OsString>,
+    /// Ask for this agent; may be repeated. All positional arguments are then URLs.
+    #[arg(long = "agent", short = 'a', value_name = "AGENT")]
+    pub agents: Vec<OsString>,
+    /// One JSON object per line: agent, url, allowed, line (0 when no rule decided),
+    /// pattern, directive (null when none) and scope (named, star, none).
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Arguments of `robots-census lint`.
+#[derive(Debug, clap::Args)]
+#[command(after_help = LINT_EXIT_CODES)]
+pub struct LintArgs {
+    /// The robots.txt file, or `-` for standard input.
+    pub robots_file: PathBuf,
+    /// One JSON object per finding: line, severity, code, message, excerpt.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Arguments of `robots-census status`.
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Exit codes:\n  0  every task is done (and _SUCCESS was written)\n  1  some tasks are missing or must be retried\n  2  not a dataset, or it cannot be read"
+)]
+pub struct StatusArgs {
+    /// The dataset (the --out of `run`): a directory or s3://bucket/prefix.
+    #[arg(value_name = "DIR|s3://BUCKET/PREFIX")]
+    pub out: String,
+    /// Print the report as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+const AUDIT_AFTER_HELP: &str = "\
+Without --url the verdict table asks about the site root `/`; without --agent it asks
+the default crawler list (src/verdicts/default_agents.txt). The terminal report goes
+to stdout; --html FILE writes the same report as one HTML page (inline CSS, no script).
+
+Exit codes:
+  0  the report was written
+  2  usage error, the robots.txt file cannot be read, or the HTML file cannot be written";
+
+/// Arguments of `robots-census audit`.
+#[derive(Debug, clap::Args)]
+#[command(after_help = AUDIT_AFTER_HELP)]
+pub struct AuditArgs {
+    /// The robots.txt file, or `-` for standard input.
+    pub robots_file: PathBuf,
+    /// A URL to ask about (matched as written: percent-encode it); may be repeated.
+    #[arg(long = "url", short = 'u', value_name = "URL")]
+    pub urls: Vec<OsString>,
+    /// An agent (product token) to ask about; may be repeated.
+    #[arg(long = "agent", short = 'a', value_name = "AGENT")]
+    pub agents: Vec<OsString>,
+    /// Also write the report as a self-contained HTML page to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+}
+
+const REPORT_AFTER_HELP: &str = "\
+Reads <OUT>/sites (per-crawl figures) and <OUT>/documents, groups, sitemaps and errors
+(per-host figures, latest capture per host) and writes one HTML file: inline SVG charts,
+each with its numbers in a table, no script, nothing fetched. With any of --site-key,
+--status-semantics, --ranks, --agents the sites step runs first with them (replacing
+<OUT>/sites, as `robots-census sites OUT ...` would); without them the stored sites table
+is used (the step runs with defaults when there is none). See README.md.
+
+Exit codes:
+  0  the report was written
+  1  it was written, but some lines of the --ranks file were skipped
+  2  usage error, missing or unreadable tables, or output not writable";
+
+/// Arguments of `robots-census report`.
+#[derive(Debug, clap::Args)]
+#[command(after_help = REPORT_AFTER_HELP)]
+pub struct ReportArgs {
+    /// The output directory of `robots-census run`.
+    #[arg(value_name = "OUT")]
+    pub out: PathBuf,
+
+    /// The HTML file to write.
+    #[arg(short = 'o', long, value_name = "FILE")]
+    pub output: PathBuf,
+
+    /// As `sites --site-key` (runs the sites step first).
+    #[arg(long, value_enum)]
+    pub site_key: Option<SiteKey>,
+
+    /// As `sites --status-semantics` (runs the sites step first).
+    #[arg(long, value_enum)]
+    pub status_semantics: Option<StatusSemantics>,
+
+    /// As `sites --ranks` (runs the sites step first).
+    #[arg(long, value_name = "FILE")]
+    pub ranks: Option<PathBuf>,
+
+    /// As `sites --agents` (runs the sites step first).
+    #[arg(long, value_name = "LIST|@FILE")]
+    pub agents: Option<String>,
+
+    /// No summary on stderr.
+    #[arg(long, short)]
+    pub quiet: bool,
 }

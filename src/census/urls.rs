@@ -1,7 +1,8 @@
-//! URL facts the site step needs, computed once per capture by the run (so the
-//! `documents` table carries them) and again here for ranked hosts: the
-//! registrable domain (Public Suffix List), a redirect's `Location` resolved to an
-//! absolute URL, whether a URL is a site's `/robots.txt`, and the site keys.
+//! Every fact about a URL a column holds, computed here and nowhere else: scheme,
+//! host and port as WHATWG parsing gives them, the `host[:port]` authority URLs are
+//! joined by, the registrable domain (Public Suffix List), a redirect's `Location`
+//! resolved to an absolute URL, whether a URL is a site's `/robots.txt`, and the
+//! form redirects are looked up by.
 
 use std::net::IpAddr;
 
@@ -42,6 +43,44 @@ pub fn registrable_domain(host: &str) -> Option<&str> {
         return None;
     }
     psl::domain_str(host)
+}
+
+/// Scheme, host and non-default port of a URL, as WHATWG URL parsing gives them
+/// (the `url` crate: lower-cased, IDNA to punycode). Empty when it does not parse.
+pub fn url_parts(url: &str) -> (String, String, Option<u16>) {
+    url_parts_of(url::Url::parse(url).ok().as_ref())
+}
+
+/// [`url_parts`] of a URL parsed already (`None`: it did not parse).
+pub fn url_parts_of(url: Option<&url::Url>) -> (String, String, Option<u16>) {
+    match url {
+        Some(u) => (
+            u.scheme().to_owned(),
+            u.host_str().unwrap_or_default().to_owned(),
+            u.port(),
+        ),
+        None => (String::new(), String::new(), None),
+    }
+}
+
+/// `host[:port]` (port only when not the scheme's default).
+pub fn authority(host: &str, port: Option<u16>) -> String {
+    match port {
+        Some(port) => format!("{host}:{port}"),
+        None => host.to_owned(),
+    }
+}
+
+/// The host of an absolute URL (see [`url_parts`]); `None` when it has none.
+pub fn url_host(url: &str) -> Option<String> {
+    let (_, host, _) = url_parts(url);
+    (!host.is_empty()).then_some(host)
+}
+
+/// The `host[:port]` of an absolute URL, the key sampled URLs are joined by.
+pub fn url_authority(url: &str) -> Option<String> {
+    let (_, host, port) = url_parts(url);
+    (!host.is_empty()).then(|| authority(&host, port))
 }
 
 /// A 3xx response's `Location`, resolved against the capture's URL (RFC 9110: a
@@ -85,39 +124,6 @@ pub fn is_robots_parsed(parsed: &url::Url) -> bool {
         && parsed.host().is_some()
         && parsed.path() == "/robots.txt"
         && parsed.query().is_none()
-}
-
-/// How captures are grouped into sites (`sites --site-key`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
-pub enum SiteKey {
-    /// The host name (ports and schemes merged): `www.example.com` and `example.com` differ.
-    #[default]
-    Host,
-    /// The host name with one leading `www.` removed: `www.example.com` is `example.com`.
-    HostNowww,
-    /// The registrable domain: every subdomain of `example.co.uk` is one site.
-    RegistrableDomain,
-}
-
-impl SiteKey {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SiteKey::Host => "host",
-            SiteKey::HostNowww => "host-nowww",
-            SiteKey::RegistrableDomain => "registrable-domain",
-        }
-    }
-
-    /// The site of a host (`host[:port]`, lower-cased). A host without a
-    /// registrable domain (an IP address, a bare public suffix) is its own site.
-    pub fn site_of(self, host: &str) -> &str {
-        let name = host_name(host);
-        match self {
-            SiteKey::Host => name,
-            SiteKey::HostNowww => name.strip_prefix("www.").unwrap_or(name),
-            SiteKey::RegistrableDomain => registrable_domain(name).unwrap_or(name),
-        }
-    }
 }
 
 #[cfg(test)]
@@ -197,12 +203,18 @@ mod tests {
     }
 
     #[test]
-    fn site_keys() {
-        let h = "www.shop.example.co.uk:8080";
-        assert_eq!(SiteKey::Host.site_of(h), "www.shop.example.co.uk");
-        assert_eq!(SiteKey::HostNowww.site_of(h), "shop.example.co.uk");
-        assert_eq!(SiteKey::RegistrableDomain.site_of(h), "example.co.uk");
-        assert_eq!(SiteKey::RegistrableDomain.site_of("10.0.0.1"), "10.0.0.1");
+    fn hosts_are_whatwg_hosts() {
+        assert_eq!(
+            url_parts("HTTPS://User@WWW.Example.com:8080/robots.txt"),
+            ("https".into(), "www.example.com".into(), Some(8080))
+        );
+        assert_eq!(
+            url_host("http://Bücher.example/robots.txt").as_deref(),
+            Some("xn--bcher-kva.example")
+        );
+        assert_eq!(url_parts("https://example.com:443/robots.txt").2, None);
+        assert_eq!(url_authority("http://a.b:81?x").as_deref(), Some("a.b:81"));
+        assert_eq!(url_host("/relative"), None);
     }
 
     /// The version string names the crate actually locked.

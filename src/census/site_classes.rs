@@ -1,6 +1,6 @@
-//! The definitions the site step applies, each from its source: what a status
-//! means (`--status-semantics`), Common Crawl's MIME filter and its eight status
-//! classes with their precedence, and the top-k strata of a rank.
+//! The values of the `sites` table's classes, each definition from its source: what
+//! a status means (`sites --status-semantics`), Common Crawl's MIME filter and its
+//! eight status classes with their precedence, and the top-k strata of a rank.
 
 /// What HTTP statuses of robots.txt fetches mean (`sites --status-semantics`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -62,7 +62,26 @@ pub enum StatusClass {
     WithRules,
 }
 
+// `ALL` lists the classes in declaration order, so `index` (the discriminant) is a
+// position in it; and an `ALL` that missed a class would not have the length of the
+// exhaustive match below.
+const _: () = {
+    let mut i = 0;
+    while i < StatusClass::COUNT {
+        assert!(StatusClass::ALL[i] as usize == i);
+        i += 1;
+    }
+    assert!(StatusClass::WithRules as usize + 1 == StatusClass::COUNT);
+};
+
+/// One value per [`StatusClass`], indexed by [`StatusClass::index`].
+pub type PerClass<T> = [T; StatusClass::COUNT];
+
 impl StatusClass {
+    /// The number of classes.
+    pub const COUNT: usize = StatusClass::ALL.len();
+
+    /// Every class, in declaration order (so `ALL[c.index()] == c`).
     pub const ALL: [StatusClass; 8] = [
         StatusClass::NoCapture,
         StatusClass::Forbidden,
@@ -73,6 +92,11 @@ impl StatusClass {
         StatusClass::NoRules,
         StatusClass::WithRules,
     ];
+
+    /// The position of the class in [`StatusClass::ALL`] (and in a [`PerClass`]).
+    pub const fn index(self) -> usize {
+        self as usize
+    }
 
     /// The column names of Common Crawl's `robotstxt-status-counts-topk.csv`.
     pub fn as_str(self) -> &'static str {

@@ -1,0 +1,18 @@
+//! Census values: what a column holds, decided once from a capture's facts, so the
+//! run that writes it and the steps that read it back agree. `output` appends these
+//! values; it does not compute them.
+//!
+//! ```text
+//! urls.rs           URL parts and authority, registrable domain, Location resolution,
+//!                   robots.txt URL test, redirect lookup keys
+//! status.rs         documents.status_class; what a status means for the body
+//!                   (parse, redirect, no robots.txt, unreachable); agents.classification
+//! document.rs       documents.n_* counts and cut_at_500kib, rules.key, sitemaps facts
+//! site_classes.rs   sites: Common Crawl's eight status classes under rfc9309 / ccbot
+//!                   semantics, the Google and Common Crawl readings, top-k rank strata
+//! ```
+
+pub mod document;
+pub mod site_classes;
+pub mod status;
+pub mod urls;

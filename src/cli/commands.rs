@@ -1,0 +1,246 @@
+//! One function per command: options from the command line, the step, what it
+//! printed, and the [`Exit`] code. Every message to the user about how a command
+//! ended is written here.
+
+use std::io::{Read, Write};
+use std::path::Path;
+
+use super::args::{
+    AuditArgs, ChangesArgs, CheckArgs, LintArgs, ReportArgs, RunArgs, SitesArgs, StatusArgs,
+};
+use super::Exit;
+use crate::config::RunConfig;
+use crate::output::{dataset, OutTarget};
+use crate::pipeline::{self, PipelineError, INTERRUPTED};
+use crate::robots::RobotsTxt;
+use crate::store::StoreOptions;
+
+/// Prints why the command ends, and ends it with `exit`.
+fn fail(exit: Exit, message: impl std::fmt::Display) -> Exit {
+    eprintln!("robots-census: {message}");
+    exit
+}
+
+pub fn run(args: &RunArgs) -> Exit {
+    if let Err(e) =
+        ctrlc::set_handler(|| INTERRUPTED.store(true, std::sync::atomic::Ordering::Relaxed))
+    {
+        eprintln!("robots-census: warning: cannot install the Ctrl-C / SIGTERM handler: {e}");
+    }
+    match run_checked(args) {
+        Ok(exit) => exit,
+        Err((exit, message)) => fail(exit, message),
+    }
+}
+
+/// The run command, returning instead of printing why it failed (exit 2 or 130, and
+/// the message), for callers that raise it (the Python module).
+pub fn run_checked(args: &RunArgs) -> Result<Exit, (Exit, String)> {
+    let config = args
+        .options()
+        .and_then(|options| RunConfig::resolve(&options))
+        .map_err(|e| (Exit::Usage, e.to_string()))?;
+    if args.plan {
+        return Ok(plan(&config));
+    }
+    match pipeline::run(&config) {
+        Ok(summary) => {
+            if !config.quiet {
+                eprint!("{}", summary.render());
+            }
+            Ok(match (summary.had_problems(), config.strict) {
+                (false, _) => Exit::Success,
+                // Worth running again: engines retry on 75 (EX_TEMPFAIL).
+                _ if summary.had_transient_failures() => Exit::TempFail,
+                (true, false) => Exit::Findings,
+                (true, true) => Exit::Usage,
+            })
+        }
+        Err(PipelineError::Interrupted) => Err((
+            Exit::Interrupted,
+            "interrupted; completed tasks are kept, rerun with --resume to continue".to_owned(),
+        )),
+        Err(e) => Err((Exit::Usage, e.to_string())),
+    }
+}
+
+/// `run --plan`: the task list as JSON lines (see `RunArgs::plan`), for engines that
+/// run one task per worker. Nothing is read or written but stdout.
+fn plan(config: &RunConfig) -> Exit {
+    let tasks = dataset::plan_tasks(&config.inputs, config.inputs_per_task);
+    let header = serde_json::json!({
+        "tasks": tasks.len(),
+        "inputs": config.inputs.len(),
+        "inputs_per_task": config.inputs_per_task,
+        "fingerprint": config.settings.fingerprint(),
+        "out": config.out.to_string(),
+    });
+    let mut lines = vec![header.to_string()];
+    lines.extend(
+        tasks
+            .iter()
+            .filter(|t| config.shard.is_none_or(|(i, n)| t.index % n == i))
+            .map(|t| {
+                serde_json::json!({"index": t.index, "name": t.name, "inputs": t.inputs})
+                    .to_string()
+            }),
+    );
+    let mut stdout = std::io::stdout().lock();
+    match writeln!(stdout, "{}", lines.join("\n")).and_then(|()| stdout.flush()) {
+        Ok(()) => Exit::Success,
+        Err(e) => fail(Exit::Usage, format!("cannot write the plan: {e}")),
+    }
+}
+
+/// The whole robots.txt file, or stdin for `-`.
+fn read_body(path: &Path) -> Result<Vec<u8>, String> {
+    let read = if path == Path::new("-") {
+        let mut body = Vec::new();
+        std::io::stdin().lock().read_to_end(&mut body).map(|_| body)
+    } else {
+        std::fs::read(path)
+    };
+    read.map_err(|e| format!("cannot read {}: {e}", path.display()))
+}
+
+pub fn check(args: &CheckArgs) -> Exit {
+    let options = match args.options() {
+        Ok(options) => options,
+        Err(e) => return fail(Exit::Usage, e),
+    };
+    let body = match read_body(&args.robots_file) {
+        Ok(body) => body,
+        Err(e) => return fail(Exit::Usage, e),
+    };
+    let doc = RobotsTxt::parse(&body);
+    match crate::check::check(&doc, &options, &mut std::io::stdout().lock()) {
+        Ok(all_allowed) => Exit::findings_unless(all_allowed),
+        Err(e) => fail(Exit::Usage, e),
+    }
+}
+
+pub fn lint(args: &LintArgs) -> Exit {
+    let body = match read_body(&args.robots_file) {
+        Ok(body) => body,
+        Err(e) => return fail(Exit::Usage, e),
+    };
+    let doc = RobotsTxt::parse(&body);
+    match crate::check::lint(&doc, args.json, &mut std::io::stdout().lock()) {
+        Ok(counts) => {
+            eprintln!(
+                "{}: {} findings ({} errors, {} warnings, {} info)",
+                args.robots_file.display(),
+                counts.total(),
+                counts.errors,
+                counts.warnings,
+                counts.infos
+            );
+            Exit::findings_unless(counts.errors + counts.warnings == 0)
+        }
+        Err(e) => fail(Exit::Usage, e),
+    }
+}
+
+pub fn audit(args: &AuditArgs) -> Exit {
+    let body = match read_body(&args.robots_file) {
+        Ok(body) => body,
+        Err(e) => return fail(Exit::Usage, e),
+    };
+    let doc = RobotsTxt::parse(&body);
+    let name = args.robots_file.display().to_string();
+    let audit = crate::audit::audit(&name, &doc, &args.options());
+    print!("{}", crate::audit::render_text(&audit));
+    if let Some(path) = &args.html {
+        let page = crate::audit::render_html(&audit);
+        if let Err(e) = dataset::write_atomic(path, page.as_bytes()) {
+            return fail(Exit::Usage, e);
+        }
+    }
+    Exit::Success
+}
+
+pub fn status(args: &StatusArgs) -> Exit {
+    let found = OutTarget::parse(&args.out, StoreOptions::default(), None)
+        .map_err(|e| e.to_string())
+        .and_then(|out| crate::status::dataset_status(&out).map(|status| (out, status)));
+    let (out, status) = match found {
+        Ok(found) => found,
+        Err(e) => return fail(Exit::Usage, e),
+    };
+    if args.json {
+        println!("{}", status.to_json());
+    } else {
+        print!("{}", crate::status::render(&status));
+    }
+    if !status.complete {
+        if !args.json {
+            println!("incomplete");
+        }
+        return Exit::Findings;
+    }
+    if let Err(e) = crate::status::mark_complete(&out, &status) {
+        return fail(Exit::Usage, e);
+    }
+    if !args.json {
+        println!("complete: _SUCCESS written");
+    }
+    Exit::Success
+}
+
+pub fn sites(args: &SitesArgs) -> Exit {
+    match crate::sites::run(&args.options()) {
+        Ok(report) => {
+            for warning in &report.warnings {
+                eprintln!("robots-census: warning: {warning}");
+            }
+            if !args.quiet {
+                eprint!("{}", report.render());
+            }
+            Exit::findings_unless(report.warnings.is_empty())
+        }
+        Err(e) => fail(Exit::Usage, e),
+    }
+}
+
+pub fn changes(args: &ChangesArgs) -> Exit {
+    match crate::changes::run(&args.out, &args.from, &args.to) {
+        Ok((summary, path)) => {
+            if args.json {
+                match serde_json::to_string(&summary) {
+                    Ok(json) => println!("{json}"),
+                    Err(e) => return fail(Exit::Usage, e),
+                }
+            } else if !args.quiet {
+                print!("{}", summary.render());
+                eprintln!("wrote {}", path.display());
+            }
+            Exit::Success
+        }
+        Err(e) => fail(Exit::Usage, e),
+    }
+}
+
+pub fn report(args: &ReportArgs) -> Exit {
+    match crate::report::build(&args.options()) {
+        Ok(summary) => {
+            for warning in &summary.warnings {
+                eprintln!("robots-census: warning: {warning}");
+            }
+            if !args.quiet {
+                eprintln!(
+                    "{}: {} crawl(s), {} bytes{}",
+                    args.output.display(),
+                    summary.crawls,
+                    summary.bytes,
+                    if summary.ran_sites {
+                        " (sites step run first)"
+                    } else {
+                        ""
+                    }
+                );
+            }
+            Exit::findings_unless(summary.warnings.is_empty())
+        }
+        Err(e) => fail(Exit::Usage, e),
+    }
+}

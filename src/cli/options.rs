@@ -1,0 +1,280 @@
+//! Command-line structs into the plain options each step takes. Pure: values are
+//! checked and converted, nothing is read or written (a `@FILE` agent list is read
+//! by the step that uses it).
+
+use std::ffi::OsString;
+use std::time::Duration;
+
+use super::args::{AuditArgs, CheckArgs, ReportArgs, RunArgs, SitesArgs};
+use crate::check::CheckOptions;
+use crate::config::{parse_shard, ConfigError, InputsAsked, RunOptions};
+use crate::input::CsvOptions;
+use crate::output::target::Prepare;
+use crate::output::TableSet;
+use crate::store::{RetryPolicy, StoreOptions};
+use crate::verdicts::AgentsArg;
+
+impl RunArgs {
+    /// The run's options; usage errors for values no run can take.
+    pub fn options(&self) -> Result<RunOptions, ConfigError> {
+        if self.max_requests == 0 {
+            return Err(ConfigError::MaxRequests);
+        }
+        let defaults = StoreOptions::default();
+        let store = StoreOptions {
+            max_requests: self.max_requests,
+            retry: RetryPolicy {
+                budget: Duration::from_secs(self.retry_budget),
+                ..defaults.retry
+            },
+            io_timeout: Duration::from_secs(self.io_timeout.max(1)),
+        };
+        let threads = self
+            .threads
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+        if threads == 0 {
+            return Err(ConfigError::Threads);
+        }
+        if self.inputs_per_task == Some(0) {
+            return Err(ConfigError::InputsPerTask);
+        }
+        let tables = match &self.tables {
+            Some(list) => TableSet::parse(list).map_err(ConfigError::UnknownTable)?,
+            None => TableSet::ALL,
+        };
+        let shard = self.shard.as_deref().map(parse_shard).transpose()?;
+        Ok(RunOptions {
+            inputs: InputsAsked {
+                inputs: self.inputs.clone(),
+                list: self.inputs_from.clone(),
+                base_url: self.input_base_url.clone(),
+                crawl: self.crawl.clone(),
+            },
+            store,
+            out: self.out.clone(),
+            threads,
+            quiet: self.quiet,
+            prepare: Prepare {
+                resume: self.resume,
+                overwrite: self.overwrite,
+                shard: shard.is_some(),
+            },
+            strict: self.strict,
+            tables,
+            agents: self.agents.as_deref().map(AgentsArg::parse),
+            urls: self.urls.clone(),
+            paths: self
+                .paths
+                .split(',')
+                .map(str::trim)
+                .filter(|p| !p.is_empty())
+                .map(str::to_owned)
+                .collect(),
+            urls_per_host: self.urls_per_host,
+            seed: self.seed,
+            shard,
+            inputs_per_task: self.inputs_per_task,
+            default_crawl: self.default_crawl.clone(),
+            csv: CsvOptions {
+                url_column: self.csv_url_column.clone(),
+                body_column: self.csv_body_column.clone(),
+                status_column: self.csv_status_column.clone(),
+                host_column: self.csv_host_column.clone(),
+            },
+            zstd_window_log_max: self.zstd_window_log_max,
+        })
+    }
+}
+
+impl SitesArgs {
+    pub fn options(&self) -> crate::sites::Options {
+        crate::sites::Options {
+            out: self.out.clone(),
+            site_key: self.site_key,
+            semantics: self.status_semantics,
+            ranks: self.ranks.clone(),
+            agents: self.agents.as_deref().map(AgentsArg::parse),
+        }
+    }
+}
+
+impl ReportArgs {
+    /// Any of the sites step's options given runs the step with them (the others at
+    /// their defaults).
+    pub fn options(&self) -> crate::report::Options {
+        let given = self.site_key.is_some()
+            || self.status_semantics.is_some()
+            || self.ranks.is_some()
+            || self.agents.is_some();
+        let sites = given.then(|| crate::sites::Options {
+            out: self.out.clone(),
+            site_key: self.site_key.unwrap_or_default(),
+            semantics: self.status_semantics.unwrap_or_default(),
+            ranks: self.ranks.clone(),
+            agents: self.agents.as_deref().map(AgentsArg::parse),
+        });
+        crate::report::Options {
+            out: self.out.clone(),
+            output: self.output.clone(),
+            sites,
+        }
+    }
+}
+
+impl CheckArgs {
+    /// `AGENT URL...`, or `--agent AGENT... URL...`.
+    pub fn options(&self) -> Result<CheckOptions, &'static str> {
+        let (agents, urls) = if self.agents.is_empty() {
+            match self.args.split_first() {
+                Some((agent, urls)) if !urls.is_empty() => (std::slice::from_ref(agent), urls),
+                _ => {
+                    return Err(
+                        "check needs an AGENT and at least one URL (or --agent AGENT and URLs)",
+                    )
+                }
+            }
+        } else {
+            (&self.agents[..], &self.args[..])
+        };
+        Ok(CheckOptions {
+            agents: bytes(agents),
+            urls: bytes(urls),
+            json: self.json,
+        })
+    }
+}
+
+impl AuditArgs {
+    pub fn options(&self) -> crate::audit::Options {
+        crate::audit::Options {
+            agents: bytes(&self.agents),
+            urls: bytes(&self.urls),
+        }
+    }
+}
+
+/// Arguments as the bytes the user typed (agents and URLs are matched as given).
+fn bytes(args: &[OsString]) -> Vec<Vec<u8>> {
+    args.iter().map(|a| a.as_encoded_bytes().to_vec()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::super::args::{Args, Command};
+
+    fn parse(line: &[&str]) -> Command {
+        let mut argv = vec!["robots-census"];
+        argv.extend_from_slice(line);
+        Args::try_parse_from(argv).expect("arguments parse").command
+    }
+
+    #[test]
+    fn run_options_carry_every_flag() {
+        let Command::Run(args) = parse(&[
+            "run",
+            "a.warc.gz",
+            "dir",
+            "--out",
+            "o",
+            "--threads",
+            "3",
+            "--resume",
+            "--shard",
+            "1/4",
+            "--tables",
+            "agents",
+            "--agents",
+            "@list.txt",
+            "--paths",
+            " /, /x ,",
+            "--inputs-per-task",
+            "7",
+            "--retry-budget",
+            "9",
+        ]) else {
+            panic!("not run");
+        };
+        let options = args.options().expect("valid options");
+        assert_eq!(options.inputs.inputs, ["a.warc.gz", "dir"]);
+        assert_eq!(options.threads, 3);
+        assert!(options.prepare.resume && options.prepare.shard && !options.prepare.overwrite);
+        assert_eq!(options.shard, Some((1, 4)));
+        assert_eq!(options.tables.names(), ["documents", "errors", "agents"]);
+        // The list file is named, not read: building options has no side effects.
+        assert_eq!(
+            options.agents,
+            Some(crate::verdicts::AgentsArg::File("list.txt".into()))
+        );
+        assert_eq!(options.paths, ["/", "/x"]);
+        assert_eq!(options.inputs_per_task, Some(7));
+        assert_eq!(options.store.retry.budget.as_secs(), 9);
+    }
+
+    #[test]
+    fn values_no_run_can_take_are_usage_errors() {
+        use crate::config::ConfigError;
+        for (flags, expect) in [
+            (&["--threads", "0"][..], "Threads"),
+            (&["--max-requests", "0"], "MaxRequests"),
+            (&["--inputs-per-task", "0"], "InputsPerTask"),
+            (&["--shard", "4/4"], "Shard"),
+            (&["--tables", "nope"], "UnknownTable"),
+        ] {
+            let mut line = vec!["run", "x", "--out", "o"];
+            line.extend_from_slice(flags);
+            let Command::Run(args) = parse(&line) else {
+                panic!("not run");
+            };
+            let err = args.options().expect_err("refused");
+            let name = match err {
+                ConfigError::Threads => "Threads",
+                ConfigError::MaxRequests => "MaxRequests",
+                ConfigError::InputsPerTask => "InputsPerTask",
+                ConfigError::Shard(_) => "Shard",
+                ConfigError::UnknownTable(_) => "UnknownTable",
+                _ => "other",
+            };
+            assert_eq!(name, expect, "{flags:?}");
+        }
+    }
+
+    #[test]
+    fn report_runs_the_sites_step_only_when_its_options_are_given() {
+        let Command::Report(args) = parse(&["report", "out", "-o", "r.html"]) else {
+            panic!("not report");
+        };
+        assert!(args.options().sites.is_none());
+        let Command::Report(args) = parse(&["report", "out", "-o", "r.html", "--agents", "GPTBot"])
+        else {
+            panic!("not report");
+        };
+        let sites = args.options().sites.expect("sites options");
+        assert_eq!(sites.site_key, crate::sites::SiteKey::Host);
+        assert_eq!(
+            sites.agents,
+            Some(crate::verdicts::AgentsArg::Tokens(vec!["GPTBot".into()]))
+        );
+    }
+
+    #[test]
+    fn check_takes_an_agent_then_urls_or_agents_by_flag() {
+        let Command::Check(args) = parse(&["check", "r.txt", "GPTBot", "/a", "/b"]) else {
+            panic!("not check");
+        };
+        let options = args.options().expect("valid");
+        assert_eq!(options.agents, [b"GPTBot".to_vec()]);
+        assert_eq!(options.urls, [b"/a".to_vec(), b"/b".to_vec()]);
+        let Command::Check(args) = parse(&["check", "r.txt", "GPTBot"]) else {
+            panic!("not check");
+        };
+        assert!(args.options().is_err());
+        let Command::Check(args) = parse(&["check", "r.txt", "-a", "A", "-a", "B", "/x"]) else {
+            panic!("not check");
+        };
+        let options = args.options().expect("valid");
+        assert_eq!(options.agents.len(), 2);
+        assert_eq!(options.urls, [b"/x".to_vec()]);
+    }
+}

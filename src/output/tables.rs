@@ -1,0 +1,256 @@
+//! Every table's columns, declared once: name, type, nullability, Parquet layout and
+//! the doc line. From each declaration `table!` derives the column list (so the Arrow
+//! schema, `schemas/<table>.json` and the column tables of `schemas/README.md`) and a
+//! struct of one Arrow builder per column whose `finish` returns the arrays in schema
+//! order. Code that fills a table appends to its builders by column name, so a column
+//! cannot land in another's place.
+
+use arrow_array::ArrayRef;
+
+use arrow_array::builder::{
+    BooleanBuilder, Float64Builder, Int32Builder, Int64Builder, ListBuilder, StringBuilder,
+};
+
+use super::schema::{Column, ColumnBuilder, IdBuilder, Kind, UtcTimestampBuilder};
+
+/// The Arrow builder of a [`Kind`] (its `data_type`).
+macro_rules! builder_of {
+    (Uuid) => { IdBuilder };
+    (Int64) => { Int64Builder };
+    (Int32) => { Int32Builder };
+    (Float64) => { Float64Builder };
+    (Bool) => { BooleanBuilder };
+    (Utf8) => { StringBuilder };
+    (Utf8List) => { ListBuilder<StringBuilder> };
+    (TimestampUtc) => { UtcTimestampBuilder };
+}
+
+/// Declares one table: `name: Kind required|nullable [distinct|per_file] => "doc",`
+/// per column, in schema order. Generates `pub const LIST: &[Column]` (followed by
+/// the `+ TAIL` column when given, which has no builder) and `pub struct Name` with a
+/// `pub` builder per column (`Default`) and `finish()`, the arrays in schema order.
+macro_rules! table {
+    (
+        $(#[$meta:meta])*
+        pub struct $builders:ident => pub const $list:ident $(+ $tail:ident)? {
+            $( $name:ident : $kind:ident $null:ident $($layout:ident)? => $doc:expr, )*
+        }
+    ) => {
+        pub const $list: &[Column] = &[
+            $( Column::new(stringify!($name), Kind::$kind, table!(@nullable $null), $doc)
+                $(.$layout())?, )*
+            $( $tail, )?
+        ];
+
+        $(#[$meta])*
+        #[derive(Default)]
+        pub struct $builders {
+            $( pub $name: builder_of!($kind), )*
+        }
+
+        impl $builders {
+            /// The arrays in schema order (without the tail column); the builders are
+            /// left empty for the next batch.
+            pub fn finish(&mut self) -> Vec<ArrayRef> {
+                vec![ $( ColumnBuilder::finish_array(&mut self.$name), )* ]
+            }
+        }
+    };
+    (@nullable required) => { false };
+    (@nullable nullable) => { true };
+}
+
+/// `documents.doc_id`, and the key every table of a run joins on.
+const DOC_ID_DOC: &str = "Document id: the first 128 bits of SHA-1(source, NUL, stream_offset), as a UUID. Same input, same id; a collision among 10^10 captures has a chance below 10^-18.";
+
+/// The last column of every table of a run, and its Hive partition (`crawl=<value>`):
+/// one value per part file, so the tables' builders leave it out and
+/// [`super::rows::Batches`] adds it per batch.
+pub const CRAWL: Column = Column::new(
+    "crawl",
+    Kind::Utf8,
+    false,
+    "Crawl of the input: its first warcinfo record's isPartOf, else a CC-MAIN-YYYY-WW in its path, else --default-crawl (default `unknown`). Also the partition directory crawl=<value>.",
+)
+.per_file();
+
+table! {
+    /// Builders of the `documents` columns (but `crawl`).
+    pub struct Documents => pub const DOCUMENTS + CRAWL {
+        doc_id: Uuid required => DOC_ID_DOC,
+        source: Utf8 required per_file => "Input file, as given on the command line or in --inputs-from.",
+        record_kind: Utf8 required => "response, resource, revisit (no body) or csv_row.",
+        file_offset: Int64 required => "Byte offset of the record in the input file (start of its gzip member or zstd frame when it starts one; the CSV row's offset).",
+        file_length: Int64 nullable => "Bytes to read at file_offset to fetch the record again (its gzip member / zstd frame / plain record); null when not knowable (whole-file gzip).",
+        stream_offset: Int64 required => "Offset of the record in the decompressed stream; unique within the input.",
+        csv_line: Int64 nullable => "Line of the CSV row in its file.",
+        warc_record_id: Utf8 nullable distinct => "WARC-Record-ID.",
+        url: Utf8 nullable distinct => "WARC-Target-URI, or the CSV url (https://<host>/robots.txt for a host column).",
+        scheme: Utf8 nullable => "Lower-cased URL scheme.",
+        host: Utf8 nullable distinct => "URL host as WHATWG URL parsing gives it: lower-cased, IDNA as punycode, no port.",
+        port: Int32 nullable => "URL port when it is not the scheme's default.",
+        fetch_time: TimestampUtc nullable => "WARC-Date.",
+        http_status: Int32 nullable => "HTTP status code of the response (CSV status column).",
+        status_class: Utf8 required => "2xx, 3xx, 4xx, 5xx, other, or none (no status: revisit, CSV without status).",
+        content_type: Utf8 nullable => "HTTP Content-Type header.",
+        payload_type: Utf8 nullable => "WARC-Identified-Payload-Type (the crawler's detected MIME type).",
+        crawler_content_encoding: Utf8 nullable => "X-Crawler-Content-Encoding: the original Content-Encoding Common Crawl decoded.",
+        warc_truncated: Utf8 nullable => "WARC-Truncated reason (e.g. length: body cut at 1 MiB by the crawler).",
+        body_size: Int64 required => "Payload bytes (decoded), counted in full even past what is kept.",
+        body_size_is_lower_bound: Bool required => "Decoding stopped at the cap, so body_size is a lower bound.",
+        parsed_size: Int64 nullable => "Bytes parsed: min(body_size, 512000); null when the body was not parsed (non-2xx status, revisit).",
+        cut_at_500kib: Bool required => "The body is over 512,000 bytes; Google ignores the rest.",
+        content_sha1: Utf8 nullable distinct => "Hex SHA-1 of the parsed bytes (at most 512,000); null without a body.",
+        utf8_bom: Bool nullable => "Body starts with a UTF-8 byte order mark; null when not parsed (as every parse fact below).",
+        valid_utf8: Bool nullable => "Parsed bytes are valid UTF-8 (a character cut in two at the 512,000-byte cut does not count against it).",
+        has_nul: Bool nullable => "Parsed bytes contain a NUL.",
+        looks_like_html: Bool nullable => "Body looks like an HTML page.",
+        n_lines: Int32 nullable => "Lines as robots.cc numbers them (a final empty line counts).",
+        n_directives: Int32 nullable => "Lines with a key and a value.",
+        n_groups: Int32 nullable => "Groups.",
+        n_allow: Int32 nullable => "Allow lines inside groups.",
+        n_disallow: Int32 nullable => "Disallow lines inside groups.",
+        n_sitemaps: Int32 nullable => "Sitemap lines.",
+        n_other: Int32 nullable => "Other directive lines (crawl-delay, host, unknown keys...).",
+        n_findings: Int32 nullable => "Lint findings kept for the document (at most 100 per code).",
+        registrable_domain: Utf8 nullable distinct => "Registrable domain of the URL's host (Public Suffix List, see psl_version in the manifest): shop.example.co.uk -> example.co.uk; null for IP addresses and bare public suffixes.",
+        location: Utf8 nullable distinct => "3xx responses: the Location header resolved to an absolute URL against the capture's URL; null otherwise or when it does not resolve.",
+        is_robots_url: Bool required => "The URL is http(s) with the path exactly /robots.txt and no query (Common Crawl's selection of robots.txt captures).",
+    }
+}
+
+table! {
+    /// Builders of the `groups` columns (but `crawl`).
+    pub struct Groups => pub const GROUPS + CRAWL {
+        doc_id: Uuid required => DOC_ID_DOC,
+        group_index: Int32 required => "0-based position of the group in the file.",
+        first_line: Int32 required => "Line of the first user-agent line.",
+        last_line: Int32 required => "Line of the last directive of the group.",
+        user_agents: Utf8List required => "User-agent values as written.",
+        product_tokens: Utf8List required => "What robots.cc matches: each value cut to [A-Za-z_-]*, lower-cased; '*' for the global group.",
+        has_star: Bool required => "The group applies to '*'.",
+        n_allow: Int32 required => "Allow rules.",
+        n_disallow: Int32 required => "Disallow rules.",
+        crawl_delay: Float64 nullable => "First numeric crawl-delay of the group, in seconds.",
+    }
+}
+
+table! {
+    /// Builders of the `rules` columns (but `crawl`).
+    pub struct Rules => pub const RULES + CRAWL {
+        doc_id: Uuid required => DOC_ID_DOC,
+        group_index: Int32 nullable => "The group the line belongs to; null before any user-agent line (ignored by Google).",
+        line: Int32 required => "Line number.",
+        directive: Utf8 required => "allow, disallow, crawl-delay, request-rate, visit-time, host, clean-param, noindex, content-signal, or unknown.",
+        key: Utf8 required => "The key as written.",
+        value: Utf8 required distinct => "The value as written.",
+        pattern: Utf8 nullable distinct => "Allow/disallow: the percent-escaped pattern robots.cc matches; null for other directives.",
+        pattern_length: Int32 nullable => "Length of the escaped pattern: the rule's priority.",
+        has_wildcard: Bool required => "Pattern contains '*'.",
+        has_end_anchor: Bool required => "Pattern ends with '$'.",
+    }
+}
+
+table! {
+    /// Builders of the `sitemaps` columns (but `crawl`).
+    pub struct Sitemaps => pub const SITEMAPS + CRAWL {
+        doc_id: Uuid required => DOC_ID_DOC,
+        line: Int32 required => "Line number.",
+        url: Utf8 required distinct => "The sitemap URL as written.",
+        is_absolute: Bool required => "An absolute http(s) or ftp URL with a host.",
+        host: Utf8 nullable => "Host of the sitemap URL (WHATWG parsing: lower-cased, punycode, no port).",
+        same_host: Bool nullable => "Sitemap host equals the robots.txt host; null when either is unknown.",
+    }
+}
+
+table! {
+    /// Builders of the `errors` columns (but `crawl`).
+    pub struct Errors => pub const ERRORS + CRAWL {
+        doc_id: Uuid nullable => "Document the finding is about; null for input problems that made no document.",
+        source: Utf8 required per_file => "Input file (path as given, or the http(s):// or s3:// URL).",
+        file_offset: Int64 nullable => "Byte offset in the input file (of the record, or where the problem was found; in a compressed input, the start of the gzip member or zstd frame holding it).",
+        origin: Utf8 required => "lint (robots.txt content) or input (archive / CSV reading).",
+        line: Int32 nullable => "robots.txt line (0: the body as a whole) for lint; null for input problems.",
+        code: Utf8 required => "Stable code; see schemas/README.md.",
+        severity: Utf8 required => "error, warning or info.",
+        message: Utf8 required => "Human-readable explanation.",
+        excerpt: Utf8 nullable distinct => "Start of the offending line (at most 200 bytes).",
+    }
+}
+
+table! {
+    /// Builders of the `verdicts` columns (but `crawl`).
+    pub struct Verdicts => pub const VERDICTS + CRAWL {
+        doc_id: Uuid required => DOC_ID_DOC,
+        agent: Utf8 required => "Crawler product token asked.",
+        url: Utf8 required => "URL asked.",
+        allowed: Bool required => "robots.cc's answer.",
+        line: Int32 required => "Line of the deciding rule (robots.cc matching_line); 0 when none.",
+        directive: Utf8 nullable => "allow or disallow: the deciding rule's directive.",
+        pattern: Utf8 nullable => "The deciding rule's escaped pattern.",
+        scope: Utf8 required => "named: a group names the agent; star: the '*' group applied; none: no group applied.",
+    }
+}
+
+table! {
+    /// Builders of the `agents` columns (but `crawl`).
+    pub struct Agents => pub const AGENTS + CRAWL {
+        doc_id: Uuid required => DOC_ID_DOC,
+        agent: Utf8 required => "Crawler product token.",
+        named: Bool required => "A group names the agent explicitly.",
+        root_allowed: Bool nullable => "robots.cc allows '/' for the agent; null when the body was not parsed (no_robots, unreachable, redirect, revisit).",
+        n_allow: Int32 required => "Non-empty allow rules that apply to the agent.",
+        n_disallow: Int32 required => "Non-empty disallow rules that apply to the agent.",
+        classification: Utf8 required => "full_disallow, partial_disallow, allowed, no_robots (4xx but 429), unreachable (5xx, 429: RFC 9309 disallow-all), redirect (3xx) or unknown (revisit, no status).",
+        host: Utf8 nullable distinct => "URL host of the document, as documents.host (so this table can be used alone).",
+        probe_class: Utf8 nullable => "The Somesite study's reading of robots.cc's verdicts: full, partial or none from probing '/', every allow/disallow path of the file (one trailing '$' dropped; percent-escaped as robots.cc escapes patterns, the URL a crawler requests) and a dummy path; null when the body was not parsed.",
+        cc_class: Utf8 nullable => "Common Crawl's exact-rule-set class of the rules that apply to the agent (its groups, else '*'): disallow_all ({Disallow: /}), allow_all ({Allow: /}, {Allow: *}, {Allow: /*}, {Allow: }, {Disallow: } or none), allow_part, or not_addressed (no group for it nor '*'); null when the body was not parsed.",
+    }
+}
+
+table! {
+    /// Builders of the `sites` columns.
+    pub struct Sites => pub const SITES {
+        site: Utf8 required distinct => "The site: the host name, the host name without a leading www., or the registrable domain (see site_key).",
+        agent: Utf8 required => "Crawler product token (as in the agents table).",
+        status_class: Utf8 required => "Common Crawl's eight classes: No robots.txt capture, HTTP forbidden, HTTP defer visits, HTTP allow all, HTTP redirect not resolved, MIME not a robots.txt, Robots.txt no rules, Robots.txt with rules.",
+        google_class: Utf8 nullable => "full, partial or none: agents.probe_class of the deciding capture when it is a success; else what its status means under status_semantics (allow all and unresolved redirects: none; forbidden, defer visits: full); null without a capture.",
+        root_allowed: Bool nullable => "robots.cc allows '/' for the agent on the deciding capture; null when it is not a success.",
+        cc_class: Utf8 nullable => "agents.cc_class of the deciding capture; null when it is not a success.",
+        named: Bool required => "A group of the deciding capture names the agent (false when it is not a success).",
+        doc_id: Uuid nullable => "documents.doc_id of the deciding capture (after redirects); null without a capture.",
+        url: Utf8 nullable distinct => "URL of the deciding capture.",
+        start_url: Utf8 nullable distinct => "The site's robots.txt URL whose redirect chain led to the deciding capture.",
+        http_status: Int32 nullable => "HTTP status of the deciding capture.",
+        redirect_hops: Int32 required => "Redirects followed from start_url to the deciding capture (at most 5).",
+        captures: Int32 required => "The site's robots.txt URLs in the crawl (latest capture per URL), over http/https/ports and, by site_key, hosts.",
+        rank: Int64 nullable => "Best rank of the site's hosts in the --ranks list; null when unranked or without --ranks.",
+        top_k: Utf8 nullable => "Smallest top-k stratum holding the rank: 1k, 10k, 50k, 100k, 1M, or 2M (any rank above 1M); strata are cumulative (rank <= k).",
+        site_key: Utf8 required => "The --site-key used: host, host-nowww or registrable-domain.",
+        status_semantics: Utf8 required => "The --status-semantics used: rfc9309 or ccbot.",
+        crawl: Utf8 required per_file => "Crawl (documents.crawl): sites are decided one crawl at a time. Also the partition directory crawl=<value>.",
+    }
+}
+
+table! {
+    /// Builders of the `ranks` columns.
+    pub struct Ranks => pub const RANKS {
+        rank: Int64 required => "Rank in the list (1 = top).",
+        host: Utf8 required distinct => "Host name, lower-cased; its best (lowest) rank when listed twice.",
+    }
+}
+
+table! {
+    /// Builders of the `changes` columns.
+    pub struct Changes => pub const CHANGES {
+        site: Utf8 required distinct => "The site (sites.site; both crawls' tables must use the same site_key).",
+        change: Utf8 required => "site_appeared, site_disappeared, status_class, block, rule_added, rule_removed, sitemap_added or sitemap_removed.",
+        agent: Utf8 nullable => "block: the crawler (sites.agent); rule_added/rule_removed: the group's product token (groups.product_tokens, '*' for the global group); null otherwise.",
+        directive: Utf8 nullable => "rule_added/rule_removed: allow or disallow; null otherwise.",
+        value: Utf8 nullable => "rule_added/rule_removed: the pattern as robots.cc matches it (rules.pattern); sitemap_added/sitemap_removed: the sitemap URL as written; null otherwise.",
+        before: Utf8 nullable => "status_class and site_disappeared: the status class in from_crawl; block: full, partial or none in from_crawl; null otherwise.",
+        after: Utf8 nullable => "status_class and site_appeared: the status class in to_crawl; block: full, partial or none in to_crawl; null otherwise.",
+        from_crawl: Utf8 required per_file => "The earlier crawl. Also the partition directory from_crawl=<value>.",
+        to_crawl: Utf8 required per_file => "The later crawl. Also the partition directory to_crawl=<value>.",
+    }
+}
