@@ -36,6 +36,7 @@ check-fmt:
 clippy:
 	$(CARGO) clippy --all-targets --locked -- -D warnings
 	$(CARGO) clippy --all-targets --locked --all-features -- -D warnings
+	$(CARGO) clippy --locked -p robots-census-python -- -D warnings
 
 doc:
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --no-deps --locked
@@ -75,6 +76,9 @@ clean:
 # maturin reuses target/release: after `make build` only the stripped binary is linked.
 wheel: venv
 	rm -f dist/robots_census-*.whl
+	$(CARGO) build --release --locked --bin robots-census
+	rm -rf target/wheel-data && mkdir -p target/wheel-data/scripts
+	strip -o target/wheel-data/scripts/robots-census target/release/robots-census
 	$(VENV)/bin/maturin build --release --locked --out dist
 
 # Java 17 for pyspark, from Debian, when there is no java.
@@ -121,14 +125,14 @@ CRAWL_REPS      ?= 1
 BENCH_BASELINE  ?= 579cf91
 BENCH_GUARD_MAX ?= 1.10
 # Steps of scripts/bench.py to run (e.g. BENCH_ONLY=guard).
-BENCH_ONLY      ?= parse,verdicts,e2e,guard,crawl
+BENCH_ONLY      ?= parse,verdicts,python,e2e,guard,crawl
 # apt-get needs root; use sudo when not root.
 BENCH_SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: bench bench-tools bench-inputs bench-clean
 
 bench: export PYTHONDONTWRITEBYTECODE = 1
-bench: bench-tools venv bench-inputs
+bench: bench-tools venv bench-inputs wheel
 	$(PYTHON) scripts/bench.py --out $(BENCH_OUT) --shared $(SHARED) --reps $(BENCH_REPS) \
 	  --crawl-reps $(CRAWL_REPS) --baseline $(BENCH_BASELINE) --guard-max $(BENCH_GUARD_MAX) \
 	  --only $(BENCH_ONLY)

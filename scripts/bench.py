@@ -184,6 +184,39 @@ def bench_verdicts(args, paths, results):
          "--questions", questions, "--reps", args.reps, "--every", args.every])))
 
 
+def bench_python_step(args, paths, results):
+    """The Python module (from the wheel in dist/) against the Python libraries."""
+    rows = results["python"]
+    wheels = sorted(REPO.glob("dist/robots_census-*.whl"))
+    if len(wheels) != 1:
+        results["failures"].append(f"python: expected one dist/robots_census-*.whl (make wheel), found {len(wheels)}")
+        return
+    site = Path(args.out) / "python-site"
+    shutil.rmtree(site, ignore_errors=True)
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-index",
+                    "--disable-pip-version-check", "--target", str(site), str(wheels[0])], check=True)
+    step(results, "python", lambda: rows.extend(run_json(
+        [sys.executable, SCRIPTS / "bench_python.py", "--site", site, "--shared", args.shared,
+         "--questions", Path(args.out) / "questions.tsv", "--reps", args.reps,
+         "--every", max(1, int(args.every) // 4)])))
+
+
+def render_python(rows):
+    out = ["## Python, one process (20 agents x 5 URLs per body, parse included)", "",
+           "| engine | bodies | questions | s | questions/s | robots_census is x faster | allowed |",
+           "|---|---:|---:|---:|---:|---:|---:|"]
+    ours = next((r for r in rows if r["engine"].startswith("robots_census RobotsTxt") and "seconds" in r), None)
+    for r in rows:
+        if "error" in r:
+            out.append(f"| {r['engine']} | not run: {r['error']} | | | | | |")
+            continue
+        ratio = fmt(r["seconds"] / ours["seconds"], 2) if ours else "n/a"
+        out.append(f"| {r['engine']} | {r['docs']:,} | {r['questions']:,} | {r['seconds']:.3f} | "
+                   f"{fmt(r['questions'] / r['seconds'])} | {ratio} | {r['allowed']:,} |")
+    return out + ["", "Google's parser is the reference: an allowed count that differs from its "
+                  "row is a number of questions answered differently.", ""]
+
+
 def table_rows(out_dir):
     """Rows per Parquet table under ``out_dir`` (a table is a file stem or a directory)."""
     counts = {}
@@ -306,6 +339,8 @@ def render(results):
         lines += render_parse(results["parse"])
     if results["verdicts"]:
         lines += render_verdicts(results["verdicts"])
+    if results["python"]:
+        lines += render_python(results["python"])
     if results["e2e"]:
         lines += render_e2e(results["e2e"])
     lines += bench_guard.render(results["guard"], results["guard_max"])
@@ -418,7 +453,7 @@ def main():
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--crawl-reps", type=int, default=1, help="repetitions of the crawl-slice runs")
     parser.add_argument("--every", type=int, default=20, help="sample for the slow verdict engines")
-    parser.add_argument("--only", default="parse,verdicts,e2e,guard,crawl",
+    parser.add_argument("--only", default="parse,verdicts,python,e2e,guard,crawl",
                         help="comma-separated steps")
     parser.add_argument("--baseline", default="579cf91",
                         help="the commit the guard compares this build with")
@@ -428,12 +463,13 @@ def main():
     args = parser.parse_args()
     args.out = str(Path(args.out).resolve())
     args.shared = str(Path(args.shared).resolve())
-    results = {"machine": machine(), "reps": args.reps, "parse": [], "verdicts": [], "e2e": [],
+    results = {"machine": machine(), "reps": args.reps, "parse": [], "verdicts": [], "python": [], "e2e": [],
                "crawl": [], "guard": [], "guard_max": args.guard_max, "failures": []}
     only = args.only.split(",")
     # The crawl slice needs only the robots-census binary.
-    paths = build(results, benches=bool(set(only) - {"crawl", "guard"}))
-    steps = {"parse": bench_parse, "verdicts": bench_verdicts, "e2e": bench_e2e,
+    paths = build(results, benches=bool(set(only) - {"crawl", "guard", "python"}))
+    steps = {"parse": bench_parse, "verdicts": bench_verdicts, "python": bench_python_step,
+             "e2e": bench_e2e,
              "guard": bench_guard_step, "crawl": bench_crawl_step}
     for name in only:
         steps[name](args, paths, results)

@@ -215,6 +215,23 @@ pub struct AgentSummary {
 }
 
 impl<'a> RobotsTxt<'a> {
+    /// The crawl-delay (seconds) `agent` is asked for: the first numeric `crawl-delay`
+    /// of the groups that apply to it (those naming it, else the `*` groups), as Bing
+    /// and Yandex read it. Google ignores crawl-delay; robots.cc has no such answer.
+    pub fn crawl_delay(&self, agent: &[u8]) -> Option<f64> {
+        let named = self.names_agent(agent);
+        self.groups
+            .iter()
+            .filter(|group| {
+                if named {
+                    self.group_agents(group).iter().any(|a| a.names(agent))
+                } else {
+                    group.has_star
+                }
+            })
+            .find_map(|group| group.crawl_delay)
+    }
+
     /// The rules that apply to `agent`: the groups naming it, else the `*` groups.
     pub fn agent_summary(&self, agent: &[u8]) -> AgentSummary {
         let named = self.names_agent(agent);
@@ -249,5 +266,28 @@ impl<'a> RobotsTxt<'a> {
             allow_rules,
             disallow_rules,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn crawl_delay_comes_from_the_groups_that_apply() {
+        let doc = RobotsTxt::parse(
+            b"User-agent: *\nDisallow: /x\nCrawl-delay: 10\n\nUser-agent: Bingbot\nDisallow: /y\nCrawl-delay: ten\nCrawl-delay: 2.5\n\nUser-agent: GPTBot\nDisallow: /\n",
+        );
+        assert_eq!(doc.crawl_delay(b"bingbot"), Some(2.5));
+        // A crawl-delay is no rule: a user-agent line after it joins the same group,
+        // as robots.cc groups them.
+        let joined = RobotsTxt::parse(
+            b"User-agent: *\nCrawl-delay: 10\nUser-agent: Bingbot\nCrawl-delay: 3\n",
+        );
+        assert_eq!(joined.crawl_delay(b"bingbot"), Some(10.0));
+        assert_eq!(doc.crawl_delay(b"Googlebot"), Some(10.0));
+        // A group names GPTBot, so the '*' group's delay is not its.
+        assert_eq!(doc.crawl_delay(b"GPTBot"), None);
+        assert_eq!(RobotsTxt::parse(b"").crawl_delay(b"x"), None);
     }
 }

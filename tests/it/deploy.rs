@@ -17,7 +17,7 @@ use std::process::Command;
 use serde_json::Value;
 
 use crate::spark::{assert_same_dataset, crawl_inputs};
-use crate::support::{bin, python, repo, scratch};
+use crate::support::{bin, python, repo, scratch, wheel};
 
 /// A deploy file as JSON (YAML read by PyYAML from the venv).
 fn load(name: &str) -> Value {
@@ -285,28 +285,6 @@ for op, path in (("SubmitJob", sys.argv[1]), ("RegisterJobDefinition", sys.argv[
     assert_same_dataset(&out, &f.full);
 }
 
-/// The wheel `make wheel` left in dist/ for this version.
-fn wheel() -> PathBuf {
-    let prefix = format!("robots_census-{}-", env!("CARGO_PKG_VERSION"));
-    let wheels: Vec<PathBuf> = std::fs::read_dir(repo().join("dist"))
-        .into_iter()
-        .flatten()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| {
-            p.file_name()
-                .is_some_and(|n| n.to_string_lossy().starts_with(&prefix))
-                && p.extension().is_some_and(|e| e == "whl")
-        })
-        .collect();
-    assert_eq!(
-        wheels.len(),
-        1,
-        "expected one dist/{prefix}*.whl: run `make wheel` (found {wheels:?})"
-    );
-    wheels[0].clone()
-}
-
 #[test]
 #[cfg_attr(
     not(feature = "external-tests"),
@@ -341,6 +319,22 @@ fn wheel_installs_robots_census_on_path() {
         pip.status.success(),
         "{}",
         String::from_utf8_lossy(&pip.stderr)
+    );
+    // The same wheel holds the Python module: importable in the fresh venv, with
+    // nothing else installed (tests/it/python.rs checks its answers).
+    let module = Command::new(venv.join("bin/python"))
+        .args([
+            "-c",
+            "import robots_census as rc; r = rc.RobotsTxt(b'User-agent: *\\nDisallow: /x\\n'); \
+             print(rc.__version__, r.allowed('a', '/x'), r.allowed('a', '/y'), r.explain('a', '/x').line)",
+        ])
+        .output()
+        .expect("python -c 'import robots_census'");
+    assert_eq!(
+        String::from_utf8_lossy(&module.stdout).trim(),
+        format!("{} False True 2", env!("CARGO_PKG_VERSION")),
+        "{}",
+        String::from_utf8_lossy(&module.stderr)
     );
     let installed = venv.join("bin/robots-census");
     let version = Command::new(&installed)

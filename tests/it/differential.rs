@@ -5,12 +5,10 @@
 //! robots-census answers the same questions from one parse per body. Verdict and
 //! deciding line must agree on every question.
 
-use std::process::Command;
-
 use robots_census::robots::{RobotsTxt, UrlPath};
 use serde_json::Value;
 
-use crate::support::{oracle_answers, python, repo, scratch, shared, unhex};
+use crate::support::{oracle_answers, shared, unhex};
 
 #[test]
 #[cfg_attr(
@@ -18,11 +16,7 @@ use crate::support::{oracle_answers, python, repo, scratch, shared, unhex};
     ignore = "needs ../shared, the venv, Java or Chromium: make test"
 )]
 fn every_corpus_verdict_agrees_with_robots_cc() {
-    // ROBOTS_CENSUS_ANSWERS reuses answers from an earlier run while iterating.
-    let out = match std::env::var_os("ROBOTS_CENSUS_ANSWERS") {
-        Some(path) => path.into(),
-        None => ask_oracle(),
-    };
+    let out = crate::support::corpus_oracle_answers();
 
     let answers = std::fs::read_to_string(&out).expect("read oracle answers");
     let (mut bodies, mut questions, mut mismatches) = (0usize, 0usize, Vec::new());
@@ -70,20 +64,6 @@ fn every_corpus_verdict_agrees_with_robots_cc() {
         mismatches.len(),
         mismatches[..mismatches.len().min(25)].join("\n")
     );
-}
-
-fn ask_oracle() -> std::path::PathBuf {
-    let out = scratch("differential").join("answers.jsonl");
-    let mut cmd = Command::new(python());
-    cmd.arg(repo().join("tests/oracle/answers.py"))
-        .arg(shared())
-        .arg(&out);
-    if let Ok(limit) = std::env::var("ROBOTS_CENSUS_DIFF_LIMIT") {
-        cmd.args(["--limit", &limit]);
-    }
-    let status = cmd.status().expect("run tests/oracle/answers.py");
-    assert!(status.success(), "the oracle script failed: {status}");
-    out
 }
 
 fn hex_list(value: &Value) -> Vec<Vec<u8>> {

@@ -12,6 +12,7 @@ mod generative;
 mod lint_rules;
 mod parser_props;
 mod pipeline;
+mod python;
 mod queries;
 mod remote;
 mod remote_out;

@@ -353,3 +353,52 @@ pub fn named_rows(result: &Value) -> Vec<BTreeMap<String, Value>> {
         })
         .collect()
 }
+
+/// robots.cc's answers to the differential questions about every corpus body
+/// (`tests/oracle/answers.py`, JSON lines): computed once per test process (about six
+/// minutes of both cores) and shared by the tests that need them (the Rust engine's
+/// and the Python module's). ROBOTS_CENSUS_ANSWERS reuses an earlier file while
+/// iterating; ROBOTS_CENSUS_DIFF_LIMIT asks about the first N bodies only.
+pub fn corpus_oracle_answers() -> PathBuf {
+    static ANSWERS: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    ANSWERS
+        .get_or_init(|| {
+            if let Some(path) = std::env::var_os("ROBOTS_CENSUS_ANSWERS") {
+                return path.into();
+            }
+            let out = scratch("oracle-answers").join("answers.jsonl");
+            let mut cmd = Command::new(python());
+            cmd.arg(repo().join("tests/oracle/answers.py"))
+                .arg(shared())
+                .arg(&out);
+            if let Ok(limit) = std::env::var("ROBOTS_CENSUS_DIFF_LIMIT") {
+                cmd.args(["--limit", &limit]);
+            }
+            let status = cmd.status().expect("run tests/oracle/answers.py");
+            assert!(status.success(), "the oracle script failed: {status}");
+            out
+        })
+        .clone()
+}
+
+/// The wheel `make wheel` left in dist/ for this version.
+pub fn wheel() -> PathBuf {
+    let prefix = format!("robots_census-{}-", env!("CARGO_PKG_VERSION"));
+    let wheels: Vec<PathBuf> = std::fs::read_dir(repo().join("dist"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with(&prefix))
+                && p.extension().is_some_and(|e| e == "whl")
+        })
+        .collect();
+    assert_eq!(
+        wheels.len(),
+        1,
+        "expected one dist/{prefix}*.whl: run `make wheel` (found {wheels:?})"
+    );
+    wheels[0].clone()
+}

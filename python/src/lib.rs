@@ -1,0 +1,479 @@
+//! `robots_census._native`: the robots-census engine and pipeline for Python.
+//!
+//! A thin layer over the library: [`RobotsTxt`] parses a body once (with
+//! `robots_census::robots::RobotsTxt::parse`, the run's own parser, 500 KiB cut
+//! included) and answers any number of questions from the parsed model; `check_many`
+//! answers bodies x agents x URLs into one Arrow batch handed over through the Arrow
+//! PyCapsule interface; `run` runs `robots-census run` with the CLI's own argument
+//! parser and exit codes. The GIL is released while parsing and matching. The typed
+//! surface is `robots_census/__init__.pyi`.
+
+use std::sync::Arc;
+
+use arrow_array::builder::{BooleanBuilder, Int64Builder, StringBuilder, UInt32Builder};
+use arrow_array::ffi_stream::FFI_ArrowArrayStream;
+use arrow_array::{ArrayRef, RecordBatch, RecordBatchIterator};
+use arrow_schema::{DataType, Field, Schema, SchemaRef};
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyByteArray, PyBytes, PyCapsule, PyString};
+
+use robots_census::check::printable;
+use robots_census::robots::{self, Verdict as EngineVerdict};
+
+type Model<'a> = robots::RobotsTxt<'a>;
+
+self_cell::self_cell!(
+    /// A body and the model parsed from it (the model borrows the body).
+    struct Parsed {
+        owner: Vec<u8>,
+        #[covariant]
+        dependent: Model,
+    }
+);
+
+/// The bytes of a `bytes`, `bytearray` or `str` argument (a `str` as UTF-8).
+fn bytes_of(value: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<u8>> {
+    if let Ok(bytes) = value.cast::<PyBytes>() {
+        return Ok(bytes.as_bytes().to_vec());
+    }
+    if let Ok(text) = value.cast::<PyString>() {
+        return Ok(text.to_cow()?.as_bytes().to_vec());
+    }
+    if let Ok(array) = value.cast::<PyByteArray>() {
+        return Ok(array.to_vec());
+    }
+    let kind = value.get_type().name()?;
+    Err(PyTypeError::new_err(format!(
+        "{what} must be bytes or str, not {kind}"
+    )))
+}
+
+/// A sequence argument of `bytes`/`str` items.
+fn list_of(values: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<Vec<u8>>> {
+    if values.is_instance_of::<PyString>() || values.is_instance_of::<PyBytes>() {
+        return Err(PyTypeError::new_err(format!(
+            "{what} must be a sequence of bytes or str, not a single value"
+        )));
+    }
+    let mut items = Vec::new();
+    for item in values
+        .try_iter()
+        .map_err(|_| PyTypeError::new_err(format!("{what} must be a sequence of bytes or str")))?
+    {
+        items.push(bytes_of(&item?, &format!("an item of {what}"))?);
+    }
+    Ok(items)
+}
+
+fn lossy(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// One answer with the rule that decided it: the fields of `robots-census check --json`.
+#[pyclass(frozen, get_all, module = "robots_census")]
+#[derive(Clone)]
+pub struct Verdict {
+    agent: String,
+    url: String,
+    allowed: bool,
+    /// The deciding rule's line; 0 when no rule decided.
+    line: u32,
+    /// The deciding rule's pattern, percent-escaped as robots.cc matches it.
+    pattern: Option<String>,
+    /// "allow" or "disallow"; None when no rule decided.
+    directive: Option<String>,
+    /// "named" (a group names the agent), "star" (the '*' group) or "none".
+    scope: String,
+}
+
+impl Verdict {
+    fn of(agent: &[u8], url: &[u8], verdict: &EngineVerdict<'_>) -> Self {
+        Verdict {
+            agent: lossy(agent),
+            url: lossy(url),
+            allowed: verdict.allowed,
+            line: verdict.line,
+            pattern: verdict.pattern().map(lossy),
+            directive: verdict.directive().map(|d| d.as_str().to_owned()),
+            scope: verdict.scope.as_str().to_owned(),
+        }
+    }
+}
+
+#[pymethods]
+impl Verdict {
+    fn __repr__(&self) -> String {
+        let opt = |v: &Option<String>| v.as_ref().map_or("None".to_owned(), |s| format!("{s:?}"));
+        let allowed = if self.allowed { "True" } else { "False" };
+        format!(
+            "Verdict(agent={:?}, url={:?}, allowed={allowed}, line={}, directive={}, pattern={}, scope={:?})",
+            self.agent,
+            self.url,
+            self.line,
+            opt(&self.directive),
+            opt(&self.pattern),
+            self.scope
+        )
+    }
+}
+
+/// A group: user-agent lines and the rules after them.
+#[pyclass(frozen, get_all, module = "robots_census")]
+pub struct Group {
+    first_line: u32,
+    last_line: u32,
+    /// The user-agent values as written.
+    user_agents: Vec<String>,
+    /// What robots.cc matches: each value cut to [A-Za-z_-]*, lower-cased; '*' for the global group.
+    product_tokens: Vec<String>,
+    has_star: bool,
+    n_allow: usize,
+    n_disallow: usize,
+    /// The group's first numeric crawl-delay, in seconds.
+    crawl_delay: Option<f64>,
+}
+
+#[pymethods]
+impl Group {
+    fn __repr__(&self) -> String {
+        format!(
+            "Group(first_line={}, user_agents={:?}, n_allow={}, n_disallow={})",
+            self.first_line, self.user_agents, self.n_allow, self.n_disallow
+        )
+    }
+}
+
+/// A Sitemap line.
+#[pyclass(frozen, get_all, module = "robots_census")]
+pub struct Sitemap {
+    line: u32,
+    url: String,
+}
+
+#[pymethods]
+impl Sitemap {
+    fn __repr__(&self) -> String {
+        format!("Sitemap(line={}, url={:?})", self.line, self.url)
+    }
+}
+
+/// A lint finding: the fields of `robots-census lint --json`.
+#[pyclass(frozen, get_all, module = "robots_census")]
+pub struct Finding {
+    line: u32,
+    code: String,
+    severity: String,
+    message: String,
+    excerpt: String,
+}
+
+#[pymethods]
+impl Finding {
+    fn __repr__(&self) -> String {
+        format!(
+            "Finding(line={}, severity={:?}, code={:?})",
+            self.line, self.severity, self.code
+        )
+    }
+}
+
+/// A robots.txt parsed once, exactly as Google's robots.cc reads it (and only the
+/// first 500 KiB of it, as Google does); ask it any number of questions.
+#[pyclass(frozen, module = "robots_census")]
+pub struct RobotsTxt {
+    parsed: Parsed,
+}
+
+#[pymethods]
+impl RobotsTxt {
+    /// Parses `body` (bytes, or str taken as UTF-8).
+    #[new]
+    fn new(py: Python<'_>, body: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let body = bytes_of(body, "body")?;
+        let parsed = py.detach(|| Parsed::new(body, |body| robots::RobotsTxt::parse(body)));
+        Ok(RobotsTxt { parsed })
+    }
+
+    /// Whether `agent` (a product token such as "Googlebot") may fetch `url` (a URL
+    /// or a path, matched as written: percent-encode it).
+    fn allowed(
+        &self,
+        py: Python<'_>,
+        agent: &Bound<'_, PyAny>,
+        url: &Bound<'_, PyAny>,
+    ) -> PyResult<bool> {
+        let (agent, url) = (bytes_of(agent, "agent")?, bytes_of(url, "url")?);
+        Ok(py.detach(|| self.parsed.borrow_dependent().verdict(&agent, &url).allowed))
+    }
+
+    /// The answer with the rule that decided it (as `robots-census check --json`).
+    fn explain(
+        &self,
+        py: Python<'_>,
+        agent: &Bound<'_, PyAny>,
+        url: &Bound<'_, PyAny>,
+    ) -> PyResult<Verdict> {
+        let (agent, url) = (bytes_of(agent, "agent")?, bytes_of(url, "url")?);
+        Ok(py.detach(|| {
+            let verdict = self.parsed.borrow_dependent().verdict(&agent, &url);
+            Verdict::of(&agent, &url, &verdict)
+        }))
+    }
+
+    /// The crawl-delay in seconds the groups that apply to `agent` ask for (the first
+    /// numeric one), or None. Google ignores crawl-delay; Bing and Yandex read it.
+    fn crawl_delay(&self, agent: &Bound<'_, PyAny>) -> PyResult<Option<f64>> {
+        let agent = bytes_of(agent, "agent")?;
+        Ok(self.parsed.borrow_dependent().crawl_delay(&agent))
+    }
+
+    /// The groups, in file order.
+    #[getter]
+    fn groups(&self) -> Vec<Group> {
+        let doc = self.parsed.borrow_dependent();
+        doc.groups
+            .iter()
+            .map(|group| {
+                let agents = doc.group_agents(group);
+                let (n_allow, n_disallow) = doc.rule_counts(group);
+                Group {
+                    first_line: group.first_line,
+                    last_line: group.last_line,
+                    user_agents: agents
+                        .iter()
+                        .map(|a| doc.text_of(a.value).into_owned())
+                        .collect(),
+                    product_tokens: agents
+                        .iter()
+                        .map(|a| {
+                            if a.is_star {
+                                "*".to_owned()
+                            } else {
+                                doc.text_of(a.token).to_ascii_lowercase()
+                            }
+                        })
+                        .collect(),
+                    has_star: group.has_star,
+                    n_allow,
+                    n_disallow,
+                    crawl_delay: group.crawl_delay,
+                }
+            })
+            .collect()
+    }
+
+    /// The Sitemap lines, in file order.
+    #[getter]
+    fn sitemaps(&self) -> Vec<Sitemap> {
+        let doc = self.parsed.borrow_dependent();
+        doc.sitemaps
+            .iter()
+            .map(|s| Sitemap {
+                line: s.line,
+                url: doc.text_of(s.url).into_owned(),
+            })
+            .collect()
+    }
+
+    /// The lint findings (as `robots-census lint --json`).
+    fn lint(&self) -> Vec<Finding> {
+        self.parsed
+            .borrow_dependent()
+            .findings
+            .iter()
+            .map(|f| Finding {
+                line: f.line,
+                code: f.code.as_str().to_owned(),
+                severity: f.code.severity().as_str().to_owned(),
+                message: f.code.message().to_owned(),
+                excerpt: printable(f.excerpt),
+            })
+            .collect()
+    }
+
+    /// Bytes parsed: at most 512,000 (Google's cut).
+    #[getter]
+    fn parsed_size(&self) -> usize {
+        self.parsed.borrow_dependent().facts.parsed_len
+    }
+
+    fn __repr__(&self) -> String {
+        let doc = self.parsed.borrow_dependent();
+        format!(
+            "RobotsTxt({} bytes, {} groups, {} rules, {} sitemaps)",
+            self.parsed.borrow_owner().len(),
+            doc.groups.len(),
+            doc.rules.len(),
+            doc.sitemaps.len()
+        )
+    }
+}
+
+/// The schema of `check_many`'s batch.
+fn verdicts_schema() -> SchemaRef {
+    Arc::new(Schema::new(vec![
+        Field::new("body", DataType::Int64, false),
+        Field::new("agent", DataType::Utf8, false),
+        Field::new("url", DataType::Utf8, false),
+        Field::new("allowed", DataType::Boolean, false),
+        Field::new("line", DataType::UInt32, false),
+        Field::new("directive", DataType::Utf8, true),
+        Field::new("pattern", DataType::Utf8, true),
+        Field::new("scope", DataType::Utf8, false),
+    ]))
+}
+
+/// Every (body, agent, URL) answer, each body parsed once.
+fn answer_all(
+    bodies: &[Vec<u8>],
+    agents: &[Vec<u8>],
+    urls: &[Vec<u8>],
+) -> Result<RecordBatch, String> {
+    let mut body_col = Int64Builder::new();
+    let (mut agent_col, mut url_col) = (StringBuilder::new(), StringBuilder::new());
+    let mut allowed_col = BooleanBuilder::new();
+    let mut line_col = UInt32Builder::new();
+    let (mut directive_col, mut pattern_col) = (StringBuilder::new(), StringBuilder::new());
+    let mut scope_col = StringBuilder::new();
+    for (index, body) in bodies.iter().enumerate() {
+        let doc = robots::RobotsTxt::parse(body);
+        for agent in agents {
+            let agent_text = lossy(agent);
+            for url in urls {
+                let verdict = doc.verdict(agent, url);
+                body_col.append_value(index as i64);
+                agent_col.append_value(&agent_text);
+                url_col.append_value(String::from_utf8_lossy(url));
+                allowed_col.append_value(verdict.allowed);
+                line_col.append_value(verdict.line);
+                directive_col.append_option(verdict.directive().map(|d| d.as_str()));
+                pattern_col.append_option(verdict.pattern().map(String::from_utf8_lossy));
+                scope_col.append_value(verdict.scope.as_str());
+            }
+        }
+    }
+    let columns: Vec<ArrayRef> = vec![
+        Arc::new(body_col.finish()),
+        Arc::new(agent_col.finish()),
+        Arc::new(url_col.finish()),
+        Arc::new(allowed_col.finish()),
+        Arc::new(line_col.finish()),
+        Arc::new(directive_col.finish()),
+        Arc::new(pattern_col.finish()),
+        Arc::new(scope_col.finish()),
+    ];
+    RecordBatch::try_new(verdicts_schema(), columns).map_err(|e| e.to_string())
+}
+
+/// The answers of `check_many`: one Arrow record batch, read by `pyarrow.table(x)`,
+/// `polars.DataFrame(x)` or DuckDB through the Arrow PyCapsule interface (no copy).
+#[pyclass(frozen, module = "robots_census")]
+pub struct VerdictBatch {
+    batch: RecordBatch,
+}
+
+#[pymethods]
+impl VerdictBatch {
+    /// Rows: bodies x agents x URLs.
+    #[getter]
+    fn num_rows(&self) -> usize {
+        self.batch.num_rows()
+    }
+
+    /// The column names, in order.
+    #[getter]
+    fn column_names(&self) -> Vec<String> {
+        self.batch
+            .schema()
+            .fields()
+            .iter()
+            .map(|f| f.name().clone())
+            .collect()
+    }
+
+    /// The Arrow C stream interface: a capsule holding an `ArrowArrayStream`.
+    #[pyo3(signature = (requested_schema=None))]
+    fn __arrow_c_stream__<'py>(
+        &self,
+        py: Python<'py>,
+        requested_schema: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyCapsule>> {
+        // The schema is fixed; a consumer asking for another one casts after reading.
+        let _ = requested_schema;
+        let reader = RecordBatchIterator::new([Ok(self.batch.clone())], self.batch.schema());
+        let stream = FFI_ArrowArrayStream::new(Box::new(reader));
+        PyCapsule::new_with_value(py, stream, c"arrow_array_stream")
+    }
+
+    fn __len__(&self) -> usize {
+        self.batch.num_rows()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "VerdictBatch({} rows: body, agent, url, allowed, line, directive, pattern, scope)",
+            self.batch.num_rows()
+        )
+    }
+}
+
+/// Asks every agent every URL of every body, each body parsed once, the GIL released.
+#[pyfunction]
+fn check_many(
+    py: Python<'_>,
+    bodies: &Bound<'_, PyAny>,
+    agents: &Bound<'_, PyAny>,
+    urls: &Bound<'_, PyAny>,
+) -> PyResult<VerdictBatch> {
+    let bodies = list_of(bodies, "bodies")?;
+    let agents = list_of(agents, "agents")?;
+    let urls = list_of(urls, "urls")?;
+    let batch = py
+        .detach(|| answer_all(&bodies, &agents, &urls))
+        .map_err(PyRuntimeError::new_err)?;
+    Ok(VerdictBatch { batch })
+}
+
+/// `robots-census run` with `args` (everything after `run`, as on the command line).
+/// Returns the exit code (0, 1 or 75); raises ValueError for arguments the CLI's parser
+/// refuses and [`RunError`] with the CLI's message when the run ends with 2 or 130.
+#[pyfunction]
+fn run_args(py: Python<'_>, args: Vec<String>) -> PyResult<u8> {
+    use clap::Parser;
+    let argv = ["robots-census", "run"]
+        .into_iter()
+        .map(str::to_owned)
+        .chain(args);
+    let parsed = robots_census::cli::Args::try_parse_from(argv)
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let robots_census::cli::Command::Run(run) = parsed.command else {
+        return Err(PyValueError::new_err("not a run"));
+    };
+    match py.detach(|| robots_census::cli::run_checked(&run)) {
+        Ok(exit) => Ok(exit as u8),
+        Err((exit, message)) => Err(RunError::new_err((message, exit as u8))),
+    }
+}
+
+pyo3::create_exception!(
+    _native,
+    RunError,
+    PyRuntimeError,
+    "A run that ended with exit 2 (usage error, output not writable, --strict) or 130 (interrupted): args are (message, exit_code), the message as the CLI prints it."
+);
+
+/// The version of the robots-census release this module belongs to.
+#[pyfunction]
+fn version() -> &'static str {
+    env!("CARGO_PKG_VERSION")
+}
+
+#[pymodule]
+mod _native {
+    #[pymodule_export]
+    use super::{
+        check_many, run_args, version, Finding, Group, RobotsTxt, RunError, Sitemap, Verdict,
+        VerdictBatch,
+    };
+}

@@ -1,0 +1,229 @@
+"""The robots_census Python module, installed from the wheel `make wheel` builds.
+
+Run by tests/it/python.rs with the wheel installed under PYTHONPATH and
+ROBOTS_CENSUS_SHARED (../shared), ROBOTS_CENSUS_CLI (the wheel's robots-census) set.
+Every answer is checked against an independent source: Google's parser
+(jwm-robotstxt) for verdicts and matching lines, the CLI's `check --json`,
+`lint --json` and `run` for the rest.
+"""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+import robots_census
+from robots_census import RobotsTxt
+
+REPO = Path(__file__).resolve().parents[2]
+SHARED = Path(os.environ["ROBOTS_CENSUS_SHARED"])
+CLI = os.environ["ROBOTS_CENSUS_CLI"]
+sys.path.insert(0, str(REPO / "tests" / "oracle"))
+import answers  # noqa: E402  (the differential test's question builder)
+
+CORPUS = SHARED / "corpus" / "robots"
+URLS = SHARED / "corpus" / "urls" / "anubhavp28"
+
+
+def corpus_files():
+    return sorted(p for p in CORPUS.glob("*/*.txt"))
+
+
+@pytest.fixture(scope="session")
+def oracle():
+    """robots.cc's answers for every corpus body: the JSON lines of
+    tests/oracle/answers.py, computed once per test run and shared with the Rust
+    differential test (ROBOTS_CENSUS_ORACLE_ANSWERS)."""
+    with open(os.environ["ROBOTS_CENSUS_ORACLE_ANSWERS"]) as f:
+        return [json.loads(line) for line in f]
+
+
+def test_every_corpus_answer_equals_googles_parser(oracle):
+    questions = mismatches = 0
+    examples = []
+    for record in oracle:
+        body = (CORPUS / record["file"]).read_bytes()
+        # The whole body: the module cuts at 500 KiB itself (the oracle was given the cut).
+        robots = RobotsTxt(body)
+        agents = [bytes.fromhex(a) for a in record["agents"]]
+        urls = [bytes.fromhex(u) for u in record["urls"]]
+        i = 0
+        for agent in agents:
+            for url in urls:
+                verdict = robots.explain(agent, url)
+                want_allowed = record["allowed"][i] == "1"
+                want_line = record["lines"][i]
+                if verdict.allowed != want_allowed or verdict.line != want_line or robots.allowed(agent, url) != want_allowed:
+                    mismatches += 1
+                    if len(examples) < 10:
+                        examples.append((record["file"], agent, url, verdict, want_allowed, want_line))
+                questions += 1
+                i += 1
+    assert len(oracle) == len(corpus_files()) and questions > 100_000, (len(oracle), questions)
+    assert mismatches == 0, examples
+
+
+def sample_files(n):
+    files = corpus_files()
+    return files[:: max(1, len(files) // n)][:n]
+
+
+def test_explain_equals_check_json():
+    agents = [a.decode() for a in answers.AGENTS if a and b"/" not in a]
+    compared = 0
+    for path in sample_files(60):
+        body = path.read_bytes()
+        urls = [u.decode("utf-8", "replace") for u in answers.FIXED_URLS if b"\x00" not in u]
+        urls = [u for u in urls if "\ufffd" not in u]
+        args = [CLI, "check", "--json", str(path)]
+        for agent in agents:
+            args += ["--agent", agent]
+        out = subprocess.run(args + urls, capture_output=True, check=False)
+        assert out.returncode in (0, 1), out.stderr
+        robots = RobotsTxt(body)
+        for line in out.stdout.decode().splitlines():
+            want = json.loads(line)
+            got = robots.explain(want["agent"], want["url"])
+            assert (got.agent, got.url, got.allowed, got.line, got.pattern, got.directive, got.scope) == (
+                want["agent"], want["url"], want["allowed"], want["line"], want["pattern"], want["directive"], want["scope"],
+            ), (path, want)
+            compared += 1
+    assert compared > 5_000, compared
+
+
+def test_lint_equals_lint_json():
+    findings = 0
+    for path in sample_files(200):
+        out = subprocess.run([CLI, "lint", "--json", str(path)], capture_output=True, check=False)
+        assert out.returncode in (0, 1), out.stderr
+        want = [json.loads(line) for line in out.stdout.decode().splitlines()]
+        got = [
+            {"line": f.line, "severity": f.severity, "code": f.code, "message": f.message, "excerpt": f.excerpt}
+            for f in RobotsTxt(path.read_bytes()).lint()
+        ]
+        assert got == want, path
+        findings += len(got)
+    assert findings > 100, findings
+
+
+def test_check_many_is_the_per_call_answers_as_arrow():
+    files = sample_files(40)
+    bodies = [p.read_bytes() for p in files]
+    agents = ["Googlebot", "GPTBot", "CCBot", "*", ""]
+    urls = ["/", "/private/x", "https://example.com/search?q=1", b"/caf\xc3\xa9"]
+    table = pa.table(robots_census.check_many(bodies, agents, urls))
+    assert table.num_rows == len(bodies) * len(agents) * len(urls)
+    assert table.column_names == ["body", "agent", "url", "allowed", "line", "directive", "pattern", "scope"]
+    rows = iter(table.to_pylist())
+    for index, body in enumerate(bodies):
+        robots = RobotsTxt(body)
+        for agent in agents:
+            for url in urls:
+                row = next(rows)
+                v = robots.explain(agent, url)
+                assert row == {
+                    "body": index, "agent": agent, "url": v.url, "allowed": v.allowed, "line": v.line,
+                    "directive": v.directive, "pattern": v.pattern, "scope": v.scope,
+                }
+
+
+def test_groups_sitemaps_and_crawl_delay_read_the_model():
+    robots = RobotsTxt(
+        "User-agent: *\nDisallow: /x\nCrawl-delay: 10\n\nUser-agent: Bingbot\nUser-agent: msnbot/2\n"
+        "Allow: /\nCrawl-delay: 2.5\nSitemap: https://example.com/s.xml\n"
+    )
+    groups = robots.groups
+    assert [(g.first_line, g.user_agents, g.product_tokens, g.has_star) for g in groups] == [
+        (1, ["*"], ["*"], True),
+        (5, ["Bingbot", "msnbot/2"], ["bingbot", "msnbot"], False),
+    ]
+    assert [(g.n_allow, g.n_disallow, g.crawl_delay) for g in groups] == [(0, 1, 10.0), (1, 0, 2.5)]
+    assert [(s.line, s.url) for s in robots.sitemaps] == [(9, "https://example.com/s.xml")]
+    assert robots.crawl_delay("bingbot") == 2.5
+    assert robots.crawl_delay("Googlebot") == 10.0
+
+
+def test_the_500_kib_cut_and_odd_bytes_behave_as_in_the_cli():
+    body = b"User-agent: *\n" + b"#" * 600_000 + b"\nDisallow: /\n"
+    robots = RobotsTxt(body)
+    assert robots.parsed_size == 512_000
+    assert robots.allowed("Googlebot", "/")  # the Disallow is past the cut
+    assert "body_over_500kib" in [f.code for f in robots.lint()]
+    # NUL ends a line, Latin-1 bytes are percent-escaped: as Google's parser reads them.
+    from jwm.robotstxt import googlebot
+
+    odd_body = b"User-agent: *\nDisallow: /a\x00b\nDisallow: /caf\xe9\nAllow: /\xff*$\n"
+    odd = RobotsTxt(odd_body)
+    for url in [b"/a", b"/ab", b"/b", b"/caf\xe9/menu", b"/caf%E9", b"/\xffx", b"/%FFx"]:
+        matcher = googlebot.RobotsMatcher()
+        want = matcher.OneAgentAllowedByRobots(odd_body, b"x", b"https://e.com" + url)
+        assert odd.allowed("x", b"https://e.com" + url) == want, url
+        assert odd.explain("x", b"https://e.com" + url).line == matcher.matching_line(), url
+
+
+def test_wrong_argument_types_raise_type_error():
+    with pytest.raises(TypeError, match="body must be bytes or str, not int"):
+        RobotsTxt(5)
+    robots = RobotsTxt("")
+    with pytest.raises(TypeError, match="agent must be bytes or str, not NoneType"):
+        robots.allowed(None, "/")
+    with pytest.raises(TypeError, match="bodies must be a sequence"):
+        robots_census.check_many(b"User-agent: *", ["a"], ["/"])
+    with pytest.raises(TypeError):
+        robots_census.check_many([1], ["a"], ["/"])
+
+
+def test_run_is_the_cli_run(tmp_path):
+    sample = REPO / "data-samples" / "cc-robotstxt-sample.warc.gz"
+    module_out, cli_out = tmp_path / "module", tmp_path / "cli"
+    code = robots_census.run([sample], module_out, quiet=True, threads=2, tables=["agents", "verdicts"])
+    cli = subprocess.run(
+        [CLI, "run", str(sample), "--out", str(cli_out), "--quiet", "--threads", "2", "--tables", "agents,verdicts"],
+        check=False,
+    )
+    assert code == cli.returncode and code in (0, 1)
+    for table in ("documents", "errors", "agents", "verdicts"):
+        mine = sorted((module_out / table).rglob("*.parquet"))
+        theirs = sorted((cli_out / table).rglob("*.parquet"))
+        assert [p.relative_to(module_out) for p in mine] == [p.relative_to(cli_out) for p in theirs]
+        for a, b in zip(mine, theirs):
+            assert a.read_bytes() == b.read_bytes(), a
+        assert sum(pq.read_metadata(p).num_rows for p in mine) > 0
+    # The same output again: the CLI's refusal, raised with its message and exit code.
+    with pytest.raises(robots_census.RunError) as refused:
+        robots_census.run([sample], module_out, quiet=True)
+    message, exit_code = refused.value.args
+    assert exit_code == 2 and "already holds tables" in message
+    with pytest.raises(robots_census.RunError, match="--threads must be at least 1"):
+        robots_census.run([sample], tmp_path / "x", threads=0)
+    with pytest.raises(ValueError, match="--no-such-flag"):
+        robots_census.run([sample], tmp_path / "y", no_such_flag=1)
+    with pytest.raises(TypeError):
+        robots_census.run(str(sample), tmp_path / "z")
+
+
+def test_the_stub_types_the_module(tmp_path):
+    site = os.environ["PYTHONPATH"]
+    good = tmp_path / "good.py"
+    good.write_text(
+        "import robots_census\n"
+        "r = robots_census.RobotsTxt(b'User-agent: *\\nDisallow: /')\n"
+        "ok: bool = r.allowed('a', '/')\n"
+        "line: int = r.explain('a', '/').line\n"
+        "delay: 'float | None' = r.crawl_delay('a')\n"
+        "n: int = robots_census.check_many([b''], ['a'], ['/']).num_rows\n"
+        "code: int = robots_census.run(['x'], 'out', threads=2)\n"
+    )
+    bad = tmp_path / "bad.py"
+    bad.write_text("import robots_census\nx: str = robots_census.RobotsTxt(b'').allowed('a', '/')\n")
+    env = dict(os.environ, MYPYPATH=site)
+    mypy = [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--python-version", "3.11"]
+    checked = subprocess.run(mypy + [str(good)], capture_output=True, text=True, env=env)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    refused = subprocess.run(mypy + [str(bad)], capture_output=True, text=True, env=env)
+    assert refused.returncode == 1 and "Incompatible types" in refused.stdout, refused.stdout
