@@ -60,6 +60,12 @@ def build_baseline(rev, out, log):
     subprocess.run(["tar", "-x", "-C", str(src)], stdin=archive.stdout, check=True)
     if archive.wait() != 0:
         raise BuildFailed(f"git archive {commit} failed")
+    # The copy sits inside this repository, whose Cargo.toml is a workspace: a commit
+    # from before the workspace must say it is its own, or cargo refuses to build it.
+    manifest = src / "Cargo.toml"
+    if "[workspace]" not in manifest.read_text():
+        with open(manifest, "a") as f:
+            f.write("\n[workspace]\n")
     cmd = ["cargo", "build", "--release", "--locked", "--bin", "robots-census"]
     log(f"building the baseline {commit[:12]}: {' '.join(cmd)}")
     env = {**os.environ, "CARGO_TARGET_DIR": str(home / "target")}
