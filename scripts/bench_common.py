@@ -54,3 +54,18 @@ def warc_header(fields):
 def gzip_member(data, level=6):
     """One gzip member with mtime 0, so output files are byte-for-byte reproducible."""
     return gzip.compress(data, compresslevel=level, mtime=0)
+
+
+def read_questions(path, shared, every, cap=None):
+    """``(agents, [(body, [urls])])`` for every ``every``-th body of ``questions.tsv``
+    (20 agents x 5 URLs per corpus body); bodies cut at ``cap`` bytes when given."""
+    root = Path(shared) / "corpus" / "robots"
+    lines = Path(path).read_text("utf-8").splitlines()
+    agents = lines[0].split("\t")[1:]
+    docs = []
+    for i, line in enumerate(lines[1:]):
+        if i % every:
+            continue
+        rel, *urls = line.split("\t")
+        docs.append(((root / rel).read_bytes()[:cap], urls))
+    return agents, docs

@@ -24,44 +24,49 @@ import time
 import urllib.robotparser
 from pathlib import Path
 
-from bench_common import GOOGLE_BODY_CAP
+from bench_common import GOOGLE_BODY_CAP, read_questions
 
 
-def read_questions(path, shared, every):
-    root = Path(shared) / "corpus" / "robots"
-    lines = Path(path).read_text("utf-8").splitlines()
-    agents = lines[0].split("\t")[1:]
-    docs = []
-    for i, line in enumerate(lines[1:]):
-        if i % every:
-            continue
-        rel, *urls = line.split("\t")
-        docs.append(((root / rel).read_bytes(), urls))
-    return agents, docs
+def parse_once(parse, ask):
+    """An engine used as meant: each body parsed once, then every question asked."""
 
-
-def engines(robots_census):
-    def ours(docs, agents):
+    def run(docs, agents):
         allowed = 0
         for body, urls in docs:
-            robots = robots_census.RobotsTxt(body)
+            robots = parse(body)
             for url in urls:
                 for agent in agents:
-                    allowed += robots.allowed(agent, url)
+                    allowed += ask(robots, agent, url)
         return allowed
 
-    def ours_batch(docs, agents):
+    return run
+
+
+def text(body):
+    return body.decode("utf-8", "replace")
+
+
+def ours(robots_census):
+    return parse_once(robots_census.RobotsTxt, lambda r, agent, url: r.allowed(agent, url))
+
+
+def ours_batch(robots_census):
+    import pyarrow as pa
+
+    def run(docs, agents):
         allowed = 0
         for body, urls in docs:
             batch = robots_census.check_many([body], agents, urls)
-            import pyarrow as pa
-
             allowed += pa.table(batch).column("allowed").to_pylist().count(True)
         return allowed
 
-    def google(docs, agents):
-        from jwm.robotstxt import googlebot
+    return run
 
+
+def google(_):
+    from jwm.robotstxt import googlebot
+
+    def run(docs, agents):
         matcher = googlebot.RobotsMatcher()
         agents_b = [a.encode() for a in agents]
         allowed = 0
@@ -73,46 +78,40 @@ def engines(robots_census):
                     allowed += matcher.OneAgentAllowedByRobots(cut, agent, url_b)
         return allowed
 
-    def protego(docs, agents):
-        from protego import Protego
+    return run
 
-        allowed = 0
-        for body, urls in docs:
-            robots = Protego.parse(body.decode("utf-8", "replace"))
-            for url in urls:
-                for agent in agents:
-                    allowed += robots.can_fetch(url, agent)
-        return allowed
 
-    def urllib_parser(docs, agents):
-        allowed = 0
-        for body, urls in docs:
-            robots = urllib.robotparser.RobotFileParser()
-            robots.parse(body.decode("utf-8", "replace").splitlines())
-            for url in urls:
-                for agent in agents:
-                    allowed += robots.can_fetch(agent, url)
-        return allowed
+def protego(_):
+    from protego import Protego
 
-    def fastrobots(docs, agents):
-        import fastrobots as fr
+    return parse_once(lambda b: Protego.parse(text(b)), lambda r, agent, url: r.can_fetch(url, agent))
 
-        allowed = 0
-        for body, urls in docs:
-            robots = fr.Robots.parse(body.decode("utf-8", "replace"))
-            for url in urls:
-                for agent in agents:
-                    allowed += robots.allowed(url, agent)
-        return allowed
 
-    return [
-        ("robots_census RobotsTxt.allowed (parse once)", ours),
-        ("robots_census check_many (one call per body)", ours_batch),
-        ("jwm-robotstxt (Google's parser, one parse per question)", google),
-        ("protego 0.7.0 (parse once)", protego),
-        ("urllib.robotparser (parse once)", urllib_parser),
-        ("fastrobots 0.3.0 (parse once)", fastrobots),
-    ]
+def urllib_parser(_):
+    def parse(body):
+        robots = urllib.robotparser.RobotFileParser()
+        robots.parse(text(body).splitlines())
+        return robots
+
+    return parse_once(parse, lambda r, agent, url: r.can_fetch(agent, url))
+
+
+def fastrobots(_):
+    import fastrobots as fr
+
+    return parse_once(lambda b: fr.Robots.parse(text(b)), lambda r, agent, url: r.allowed(url, agent))
+
+
+# (name, factory): the factory imports its library (inside the per-engine error handling)
+# and returns the function that answers every question.
+ENGINES = [
+    ("robots_census RobotsTxt.allowed (parse once)", ours),
+    ("robots_census check_many (one call per body)", ours_batch),
+    ("jwm-robotstxt (Google's parser, one parse per question)", google),
+    ("protego 0.7.0 (parse once)", protego),
+    ("urllib.robotparser (parse once)", urllib_parser),
+    ("fastrobots 0.3.0 (parse once)", fastrobots),
+]
 
 
 def main():
@@ -128,8 +127,9 @@ def main():
 
     agents, docs = read_questions(args.questions, args.shared, args.every)
     questions = sum(len(urls) for _, urls in docs) * len(agents)
-    for name, fn in engines(robots_census):
+    for name, factory in ENGINES:
         try:
+            fn = factory(robots_census)
             times, allowed = [], None
             for _ in range(args.reps):
                 start = time.perf_counter()

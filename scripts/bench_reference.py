@@ -25,7 +25,7 @@ from pathlib import Path
 
 from jwm.robotstxt import googlebot
 
-from bench_common import GOOGLE_BODY_CAP, load_corpus
+from bench_common import GOOGLE_BODY_CAP, load_corpus, read_questions
 
 
 class NoOpHandler(googlebot.RobotsParseHandler):
@@ -93,22 +93,8 @@ def bench_parse(args):
               "seconds": seconds, "errors": errors, "reps": args.reps})
 
 
-def read_questions(path, shared, every):
-    """Return (agents, [(body, [urls])]) for every ``every``-th line of questions.tsv."""
-    root = Path(shared) / "corpus" / "robots"
-    lines = Path(path).read_text("utf-8").splitlines()
-    agents = lines[0].split("\t")[1:]
-    docs = []
-    for i, line in enumerate(lines[1:]):
-        if i % every:
-            continue
-        rel, *urls = line.split("\t")
-        docs.append(((root / rel).read_bytes()[:GOOGLE_BODY_CAP], urls))
-    return agents, docs
-
-
 def bench_verdicts(args):
-    agents, docs = read_questions(args.questions, args.shared, args.every)
+    agents, docs = read_questions(args.questions, args.shared, args.every, GOOGLE_BODY_CAP)
     agents_b = [a.encode() for a in agents]
 
     def ask_all():

@@ -18,6 +18,7 @@ use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyCapsule, PyString};
 
+use robots_census::census::document::product_token;
 use robots_census::check::printable;
 use robots_census::robots::{self, Verdict as EngineVerdict};
 
@@ -244,16 +245,7 @@ impl RobotsTxt {
                         .iter()
                         .map(|a| doc.text_of(a.value).into_owned())
                         .collect(),
-                    product_tokens: agents
-                        .iter()
-                        .map(|a| {
-                            if a.is_star {
-                                "*".to_owned()
-                            } else {
-                                doc.text_of(a.token).to_ascii_lowercase()
-                            }
-                        })
-                        .collect(),
+                    product_tokens: agents.iter().map(|a| product_token(doc, a)).collect(),
                     has_star: group.has_star,
                     n_allow,
                     n_disallow,

@@ -3,7 +3,7 @@
 
 use crate::limits::ROBOTS_PARSE_CAP;
 use crate::robots::model::Sitemap;
-use crate::robots::{RobotsTxt, RuleKind};
+use crate::robots::{AgentLine, RobotsTxt, RuleKind};
 
 /// The `n_*` columns of `documents`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,6 +54,16 @@ pub fn key_of(text: &[u8]) -> &[u8] {
         .position(|b| matches!(b, b':' | b' ' | b'\t'))
         .unwrap_or(text.len());
     crate::robots::tokenize::trim(&text[..end])
+}
+
+/// `groups.product_tokens`: what robots.cc matches of a user-agent line, lower-cased;
+/// `*` for the global group's line.
+pub fn product_token(doc: &RobotsTxt<'_>, agent: &AgentLine<'_>) -> String {
+    if agent.is_star {
+        "*".into()
+    } else {
+        doc.text_of(agent.token).to_ascii_lowercase()
+    }
 }
 
 /// The `sitemaps` columns besides the line and URL.

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use arrow_array::{Array, RecordBatch, StringArray};
 
-use crate::census::document::{cut_at_500kib, key_of, Counts, SitemapFacts};
+use crate::census::document::{cut_at_500kib, key_of, product_token, Counts, SitemapFacts};
 use crate::robots::model::lossy_text;
 use crate::robots::{AgentSummary, Finding, ProbeClass, RobotsTxt, RuleSetClass, Verdict};
 
@@ -153,12 +153,9 @@ impl Groups {
                 self.user_agents
                     .values()
                     .append_value(doc.text_of(agent.value));
-                let token = if agent.is_star {
-                    "*".into()
-                } else {
-                    doc.text_of(agent.token).to_ascii_lowercase()
-                };
-                self.product_tokens.values().append_value(token);
+                self.product_tokens
+                    .values()
+                    .append_value(product_token(doc, agent));
             }
             self.user_agents.append(true);
             self.product_tokens.append(true);

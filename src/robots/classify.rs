@@ -11,7 +11,7 @@
 //!   it, else the `*` groups) compared with `{Disallow: /}` (disallow all) and the
 //!   rule sets that allow everything.
 
-use super::model::{Group, RobotsTxt, Rule, RuleKind};
+use super::model::{RobotsTxt, Rule, RuleKind};
 use super::url::UrlPath;
 
 /// The dummy path the Somesite study adds to its probes, so that a file allowing
@@ -250,17 +250,8 @@ impl<'a> RobotsTxt<'a> {
         if !named && !self.has_star_group() {
             return None;
         }
-        let applies = move |group: &&Group| {
-            if named {
-                self.group_agents(group).iter().any(|a| a.names(agent))
-            } else {
-                group.has_star
-            }
-        };
         Some(
-            self.groups
-                .iter()
-                .filter(applies)
+            self.groups_for(agent, named)
                 .flat_map(|g| self.group_rules(g)),
         )
     }

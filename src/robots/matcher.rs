@@ -219,32 +219,15 @@ impl<'a> RobotsTxt<'a> {
     /// of the groups that apply to it (those naming it, else the `*` groups), as Bing
     /// and Yandex read it. Google ignores crawl-delay; robots.cc has no such answer.
     pub fn crawl_delay(&self, agent: &[u8]) -> Option<f64> {
-        let named = self.names_agent(agent);
-        self.groups
-            .iter()
-            .filter(|group| {
-                if named {
-                    self.group_agents(group).iter().any(|a| a.names(agent))
-                } else {
-                    group.has_star
-                }
-            })
+        self.groups_for(agent, self.names_agent(agent))
             .find_map(|group| group.crawl_delay)
     }
 
     /// The rules that apply to `agent`: the groups naming it, else the `*` groups.
     pub fn agent_summary(&self, agent: &[u8]) -> AgentSummary {
         let named = self.names_agent(agent);
-        let applies = |group: &super::model::Group| {
-            let names = self.group_agents(group).iter().any(|a| a.names(agent));
-            if named {
-                names
-            } else {
-                group.has_star
-            }
-        };
         let (mut allow_rules, mut disallow_rules) = (0, 0);
-        for group in self.groups.iter().filter(|g| applies(g)) {
+        for group in self.groups_for(agent, named) {
             for rule in self
                 .group_rules(group)
                 .iter()

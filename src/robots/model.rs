@@ -243,6 +243,23 @@ impl<'a> RobotsTxt<'a> {
         self.agents.iter().any(|a| a.names(agent))
     }
 
+    /// The groups robots.cc applies to `agent`: those naming it (`named`, which is
+    /// [`RobotsTxt::names_agent`], passed in by callers that need it too), else the
+    /// `*` groups.
+    pub fn groups_for<'s>(
+        &'s self,
+        agent: &'s [u8],
+        named: bool,
+    ) -> impl Iterator<Item = &'s Group> + 's {
+        self.groups.iter().filter(move |group| {
+            if named {
+                self.group_agents(group).iter().any(|a| a.names(agent))
+            } else {
+                group.has_star
+            }
+        })
+    }
+
     pub fn has_star_group(&self) -> bool {
         self.groups.iter().any(|g| g.has_star)
     }
