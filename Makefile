@@ -7,7 +7,7 @@ PYTHON := $(VENV)/bin/python
 OUT ?= out
 BIN := target/release/robots-census
 
-.PHONY: all build run test venv fmt check-fmt clippy doc clean schemas java wheel spark-demo scale-check chromium
+.PHONY: all build run test venv node fmt check-fmt clippy doc clean schemas java wheel spark-demo scale-check chromium
 
 all: build
 
@@ -21,6 +21,15 @@ $(VENV)/.installed: requirements.txt
 	touch $@
 
 venv: $(VENV)/.installed
+
+# npm parser libraries the interpretation profiles are tested against (robots-parser),
+# pinned by package-lock.json; node itself comes from the machine (apt-get nodejs npm).
+node_modules/.installed: package.json package-lock.json
+	@command -v npm >/dev/null || { $(BENCH_SUDO) apt-get update -qq && $(BENCH_SUDO) apt-get install -y -qq nodejs npm; }
+	npm ci --no-audit --no-fund --silent
+	touch $@
+
+node: node_modules/.installed
 
 # The main job on the bundled samples: every table under $(OUT)/.
 run: build
@@ -49,7 +58,7 @@ chromium:
 # Everything CI runs: formatting, lints, docs, unit + integration tests (release mode:
 # the differential test asks Google's parser millions of questions). The Spark tests
 # need Java, the wheel test the wheel of dist/, the report test Chromium.
-test: venv chromium check-fmt clippy doc java wheel
+test: venv node chromium check-fmt clippy doc java wheel
 	ROBOTS_CENSUS_PYTHON=$(abspath $(PYTHON)) $(CARGO) test --release --locked --features fault-injection,external-tests
 
 # A long generative differential campaign against Google's parser: the test `make test`
@@ -68,7 +77,7 @@ schemas:
 	UPDATE_SCHEMAS=1 $(CARGO) test --release --locked --features fault-injection --test it schema
 
 clean:
-	rm -rf target $(OUT) $(VENV) dist
+	rm -rf target $(OUT) $(VENV) dist node_modules
 
 # ---- scale-out: the wheel, Java for Spark, the Spark job in local mode ---------------------
 

@@ -19,8 +19,9 @@
 --   partial_named, partial_star   split as above
 --   named                 hosts whose robots.txt names the agent at all
 --   full_disallow_pct, partial_disallow_pct, named_pct   of robots_hosts, percent
---   unreachable_hosts     hosts whose latest capture is 5xx/429: RFC 9309 says
---                         disallow-all, not counted in full_disallow
+--   unreachable_hosts     hosts whose latest capture is 5xx/429: Google reads both
+--                         as disallow-all (RFC 9309: 5xx only), not counted in
+--                         full_disallow
 --
 -- Caveats: classification is robots.cc's reading (agents.classification): a
 -- partial disallow can be as small as one path. Product tokens are matched as

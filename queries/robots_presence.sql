@@ -7,7 +7,8 @@
 -- does (agents.classification):
 --   outcome   robots_txt   2xx, or no status with a body (CSV): parsed
 --             no_robots    4xx except 429: no robots.txt, crawlers may crawl all
---             unreachable  5xx and 429: crawlers must assume disallow-all
+--             unreachable  5xx and 429: Google assumes disallow-all (RFC 9309
+--                          2.3.1.3 counts 429 as a 4xx: allow all)
 --             redirect     3xx: the robots.txt is elsewhere (target not followed)
 --             unknown      revisit records (no body), other status codes
 --   hosts     hosts with that outcome

@@ -8,6 +8,7 @@ use std::io::{self, Write};
 
 use serde_json::json;
 
+use crate::robots::profiles::{Answer, Interpretations, Profile};
 use crate::robots::{Finding, RobotsTxt, Scope, Severity, Verdict};
 
 /// The questions of one `check`: every agent is asked every URL, as given (bytes).
@@ -17,10 +18,18 @@ pub struct CheckOptions {
     pub urls: Vec<Vec<u8>>,
     /// One JSON object per line instead of the aligned text.
     pub json: bool,
+    /// The families whose reading is asked (`--profile`); `None`: Google's alone, in
+    /// the format without a profile column.
+    pub profiles: Option<Vec<Profile>>,
 }
 
-/// Writes one line per (agent, URL) answer; returns whether every URL was allowed.
-pub fn check(doc: &RobotsTxt<'_>, options: &CheckOptions, out: &mut dyn Write) -> io::Result<bool> {
+/// Writes one line per (agent, URL) answer, or per (profile, agent, URL) with
+/// profiles; returns whether every answer was allowed.
+pub fn check(body: &[u8], options: &CheckOptions, out: &mut dyn Write) -> io::Result<bool> {
+    let doc = RobotsTxt::parse(body);
+    if let Some(profiles) = &options.profiles {
+        return check_profiles(body, &doc, profiles, options, out);
+    }
     let mut all_allowed = true;
     for agent in &options.agents {
         for url in &options.urls {
@@ -35,6 +44,68 @@ pub fn check(doc: &RobotsTxt<'_>, options: &CheckOptions, out: &mut dyn Write) -
         }
     }
     Ok(all_allowed)
+}
+
+fn check_profiles(
+    body: &[u8],
+    doc: &RobotsTxt<'_>,
+    profiles: &[Profile],
+    options: &CheckOptions,
+    out: &mut dyn Write,
+) -> io::Result<bool> {
+    let reads = Interpretations::new(body, doc);
+    let mut all_allowed = true;
+    for &profile in profiles {
+        for agent in &options.agents {
+            let agent = lossy(agent);
+            for url in &options.urls {
+                let url = lossy(url);
+                let answer = reads.answer(profile, &agent, &url);
+                all_allowed &= answer.allowed;
+                let line = if options.json {
+                    answer_json(profile, &agent, &url, &answer)
+                } else {
+                    answer_text(profile, &agent, &url, &answer)
+                };
+                writeln!(out, "{line}")?;
+            }
+        }
+    }
+    Ok(all_allowed)
+}
+
+/// `DISALLOWED  urllib  GPTBot  https://x.com/private  line 4: disallow /private  (named group)`
+fn answer_text(profile: Profile, agent: &str, url: &str, answer: &Answer) -> String {
+    let verdict = if answer.allowed {
+        "ALLOWED"
+    } else {
+        "DISALLOWED"
+    };
+    let rule = match (answer.directive, &answer.pattern) {
+        (Some(directive), Some(pattern)) => {
+            format!("line {}: {} {pattern}", answer.line, directive.as_str())
+        }
+        _ => "no matching rule".to_owned(),
+    };
+    format!(
+        "{verdict:<10}  {:<17}  {agent}  {url}  {rule}  ({})",
+        profile.name(),
+        answer.scope.describe()
+    )
+}
+
+fn answer_json(profile: Profile, agent: &str, url: &str, answer: &Answer) -> String {
+    json!({
+        "profile": profile.name(),
+        "agent": agent,
+        "url": url,
+        "allowed": answer.allowed,
+        "line": answer.line,
+        "pattern": answer.pattern,
+        "directive": answer.directive.map(|d| d.as_str()),
+        "scope": answer.scope.as_str(),
+    })
+    .to_string()
 }
 
 /// Findings of one `lint`, by severity.
@@ -74,14 +145,6 @@ fn lossy(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
-fn scope_text(scope: Scope) -> &'static str {
-    match scope {
-        Scope::Named => "named group",
-        Scope::Star => "'*' group",
-        Scope::None => "no group",
-    }
-}
-
 /// `DISALLOWED  GPTBot  https://x.com/private  line 4: disallow /private  (named group)`
 fn verdict_text(agent: &[u8], url: &[u8], verdict: &Verdict<'_>) -> String {
     let answer = if verdict.allowed {
@@ -102,7 +165,7 @@ fn verdict_text(agent: &[u8], url: &[u8], verdict: &Verdict<'_>) -> String {
         "{answer:<10}  {}  {}  {rule}  ({})",
         lossy(agent),
         lossy(url),
-        scope_text(verdict.scope)
+        Scope::describe(verdict.scope)
     )
 }
 

@@ -5,7 +5,6 @@
 
 use std::fmt::Write;
 
-use super::text::scope_text;
 use super::Audit;
 use crate::robots::Scope;
 
@@ -110,7 +109,7 @@ pub fn render(a: &Audit) -> String {
                 format!("<span class=\"{class}\">{answer}</span>"),
                 v.line.to_string(),
                 rule,
-                escape(scope_text(v.scope)),
+                escape(v.scope.describe()),
                 if v.rfc_differs { "differs" } else { "same" }.to_owned(),
             ]
         })
@@ -138,6 +137,7 @@ pub fn render(a: &Audit) -> String {
                 escape(&c.agent),
                 match c.scope {
                     Scope::Named => "named",
+                    Scope::Fallback => "fallback",
                     Scope::Star => "'*'",
                     Scope::None => "none",
                 }

@@ -169,7 +169,7 @@ fn crawler_row(doc: &RobotsTxt<'_>, agent: &str) -> CrawlerRow {
             .iter()
             .any(|a| a.names(agent.as_bytes())),
         Scope::Star => g.has_star,
-        Scope::None => false,
+        Scope::Fallback | Scope::None => false,
     };
     let (mut groups, mut allow, mut disallow) = (Vec::new(), 0, 0);
     for group in doc.groups.iter().filter(|g| applies(g)) {

@@ -4,15 +4,6 @@
 use super::{Audit, CrawlerRow, VerdictRow};
 use crate::robots::Scope;
 
-/// How a verdict's scope reads in the report.
-pub fn scope_text(scope: Scope) -> &'static str {
-    match scope {
-        Scope::Named => "named group",
-        Scope::Star => "'*' group",
-        Scope::None => "no group",
-    }
-}
-
 /// `DISALLOWED  GPTBot  https://x.com/a  line 4: disallow /a  (named group)`, as `check` prints.
 pub fn verdict_line(v: &VerdictRow) -> String {
     let answer = if v.allowed { "ALLOWED" } else { "DISALLOWED" };
@@ -24,7 +15,7 @@ pub fn verdict_line(v: &VerdictRow) -> String {
         "{answer:<10}  {}  {}  {rule}  ({})",
         v.agent,
         v.url,
-        scope_text(v.scope)
+        Scope::describe(v.scope)
     );
     if v.rfc_differs {
         line += &format!("  [RFC 9309 reads line {} differently]", v.line);

@@ -8,11 +8,14 @@
 //! status.rs         documents.status_class; what a status means for the body
 //!                   (parse, redirect, no robots.txt, unreachable); agents.classification
 //! document.rs       documents.n_* counts and cut_at_500kib, rules.key, sitemaps facts
+//! readings.rs       readings: each interpretation profile's reading per (document,
+//!                   agent) and whether the profiles agree
 //! site_classes.rs   sites: Common Crawl's eight status classes under rfc9309 / ccbot
 //!                   semantics, the Google and Common Crawl readings, top-k rank strata
 //! ```
 
 pub mod document;
+pub mod readings;
 pub mod site_classes;
 pub mod status;
 pub mod urls;

@@ -2,37 +2,58 @@
 //! a status means (`sites --status-semantics`), Common Crawl's MIME filter and its
 //! eight status classes with their precedence, and the top-k strata of a rank.
 
-/// What HTTP statuses of robots.txt fetches mean (`sites --status-semantics`).
+/// What HTTP statuses of robots.txt fetches mean (`sites --status-semantics`), per
+/// crawler family (`../shared/interpretations/README.md`, "Status of the fetch").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum StatusSemantics {
-    /// RFC 9309 section 2.3.1: 2xx success; 3xx redirect; 429 and 5xx unreachable
-    /// (disallow all); every other status (4xx) unavailable (allow all).
+    /// RFC 9309 section 2.3.1: 2xx success; 3xx redirect; 5xx unreachable (disallow
+    /// all, 2.3.1.4); every 4xx, 429 included (2.3.1.3), unavailable (allow all).
     #[default]
     Rfc9309,
+    /// Google ("How Google interprets the robots.txt specification"): as RFC 9309, but
+    /// 429 is treated as a server error (disallow all) like 5xx.
+    Google,
     /// Common Crawl's crawler and robotstxt-experiments: 200 success; 3xx redirect;
     /// 403 forbidden (keep out); 429 and 5xx defer visits; every other status
     /// (400, 401, 404, 410, other 2xx ...) allow all.
     Ccbot,
+    /// Yandex (webmaster help, robots-txt): 200 success; 3xx followed; any other answer,
+    /// 5xx included, allows everything.
+    Yandex,
+    /// Python's urllib.robotparser (CPython <= 3.12, `read()`): 2xx success; 3xx
+    /// followed; 401 and 403 disallow all; other 4xx allow all; 5xx leave nothing
+    /// read, and `can_fetch` then answers no to everything.
+    Urllib,
+    /// Browsertrix crawler with npm robots-parser: 200 success; 3xx followed; any other
+    /// status allows everything.
+    RobotsParser,
 }
 
 impl StatusSemantics {
     pub fn as_str(self) -> &'static str {
         match self {
             StatusSemantics::Rfc9309 => "rfc9309",
+            StatusSemantics::Google => "google",
             StatusSemantics::Ccbot => "ccbot",
+            StatusSemantics::Yandex => "yandex",
+            StatusSemantics::Urllib => "urllib",
+            StatusSemantics::RobotsParser => "robots-parser",
         }
     }
 
     /// What a capture's status means. No status (a CSV row of bodies) is a success.
     pub fn fetch(self, status: Option<u16>) -> Fetch {
+        use StatusSemantics::*;
         let Some(status) = status else {
             return Fetch::Success;
         };
         match (self, status) {
-            (StatusSemantics::Rfc9309, 200..=299) | (StatusSemantics::Ccbot, 200) => Fetch::Success,
+            (Rfc9309 | Google | Urllib, 200..=299) => Fetch::Success,
+            (Ccbot | Yandex | RobotsParser, 200) => Fetch::Success,
             (_, 300..=399) => Fetch::Redirect,
-            (StatusSemantics::Ccbot, 403) => Fetch::Forbidden,
-            (_, 429 | 500..=599) => Fetch::Defer,
+            (Ccbot, 403) | (Urllib, 401 | 403) => Fetch::Forbidden,
+            (Google | Ccbot, 429) => Fetch::Defer,
+            (Rfc9309 | Google | Ccbot | Urllib, 500..=599) => Fetch::Defer,
             _ => Fetch::AllowAll,
         }
     }
@@ -193,25 +214,56 @@ mod tests {
     #[test]
     fn semantics_differ_only_where_the_definitions_do() {
         use Fetch::*;
+        use StatusSemantics as S;
+        // (status, rfc9309, google, ccbot, yandex, urllib, robots-parser)
         let cases = [
-            (Some(200), Success, Success),
-            (Some(204), Success, AllowAll),
-            (Some(301), Redirect, Redirect),
-            (Some(304), Redirect, Redirect),
-            (Some(400), AllowAll, AllowAll),
-            (Some(401), AllowAll, AllowAll),
-            (Some(403), AllowAll, Forbidden),
-            (Some(404), AllowAll, AllowAll),
-            (Some(410), AllowAll, AllowAll),
-            (Some(429), Defer, Defer),
-            (Some(500), Defer, Defer),
-            (Some(503), Defer, Defer),
-            (Some(999), AllowAll, AllowAll),
-            (None, Success, Success),
+            (
+                Some(200),
+                [Success, Success, Success, Success, Success, Success],
+            ),
+            (
+                Some(204),
+                [Success, Success, AllowAll, AllowAll, Success, AllowAll],
+            ),
+            (Some(301), [Redirect; 6]),
+            (Some(304), [Redirect; 6]),
+            (Some(400), [AllowAll; 6]),
+            (
+                Some(401),
+                [AllowAll, AllowAll, AllowAll, AllowAll, Forbidden, AllowAll],
+            ),
+            (
+                Some(403),
+                [AllowAll, AllowAll, Forbidden, AllowAll, Forbidden, AllowAll],
+            ),
+            (Some(404), [AllowAll; 6]),
+            (Some(410), [AllowAll; 6]),
+            // RFC 9309 2.3.1.3: 429 is a 4xx (allow); Google treats it as 5xx.
+            (
+                Some(429),
+                [AllowAll, Defer, Defer, AllowAll, AllowAll, AllowAll],
+            ),
+            (Some(500), [Defer, Defer, Defer, AllowAll, Defer, AllowAll]),
+            (Some(503), [Defer, Defer, Defer, AllowAll, Defer, AllowAll]),
+            (Some(999), [AllowAll; 6]),
+            (None, [Success; 6]),
         ];
-        for (status, rfc, cc) in cases {
-            assert_eq!(StatusSemantics::Rfc9309.fetch(status), rfc, "{status:?}");
-            assert_eq!(StatusSemantics::Ccbot.fetch(status), cc, "{status:?}");
+        let all = [
+            S::Rfc9309,
+            S::Google,
+            S::Ccbot,
+            S::Yandex,
+            S::Urllib,
+            S::RobotsParser,
+        ];
+        for (status, want) in cases {
+            for (semantics, want) in all.iter().zip(want) {
+                assert_eq!(semantics.fetch(status), want, "{semantics:?} {status:?}");
+            }
+        }
+        for semantics in all {
+            let name = clap::ValueEnum::to_possible_value(&semantics).expect("a value");
+            assert_eq!(name.get_name(), semantics.as_str());
         }
     }
 

@@ -98,8 +98,11 @@ pub struct SitesArgs {
     #[arg(long, value_enum, default_value_t = SiteKey::Host)]
     pub site_key: SiteKey,
 
-    /// What statuses mean: rfc9309 (4xx allow all; 5xx and 429 disallow all) or ccbot
-    /// (the same, but 403 forbidden and only 200 a success, as Common Crawl counts).
+    /// What statuses mean, as a crawler family reads them: rfc9309 (4xx, 429 included,
+    /// allow all; 5xx disallow all), google (429 as 5xx), ccbot (only 200 a success, 403
+    /// forbidden, 429 and 5xx defer, as Common Crawl counts), yandex (anything but 200
+    /// and 3xx allows all), urllib (401/403 disallow all, 5xx disallow all) or
+    /// robots-parser (Browsertrix: anything but 200 and 3xx allows all).
     #[arg(long, value_enum, default_value_t = StatusSemantics::Rfc9309)]
     pub status_semantics: StatusSemantics,
 
@@ -200,9 +203,17 @@ pub struct RunArgs {
     pub strict: bool,
 
     /// Tables to write besides documents and errors (always written), comma-separated
-    /// from groups, rules, sitemaps, verdicts, agents [default: all of them].
+    /// from groups, rules, sitemaps, verdicts, agents, readings [default: all of them
+    /// but readings, which --profiles adds].
     #[arg(long, value_name = "LIST")]
     pub tables: Option<String>,
+
+    /// Write the readings table: how each of these crawler families reads every parsed
+    /// document for every agent, comma-separated from google, google-production,
+    /// rfc9309, bing, yandex, applebot, baidu, ccbot, urllib, protego, robots-parser,
+    /// or all [default with --tables readings: all].
+    #[arg(long, value_name = "LIST")]
+    pub profiles: Option<String>,
 
     /// Agents to ask about: a comma list, or @FILE with one token per line
     /// (default: the bundled list of search and AI crawlers).
@@ -299,9 +310,16 @@ pub struct CheckArgs {
     #[arg(long = "agent", short = 'a', value_name = "AGENT")]
     pub agents: Vec<OsString>,
     /// One JSON object per line: agent, url, allowed, line (0 when no rule decided),
-    /// pattern, directive (null when none) and scope (named, star, none).
+    /// pattern, directive (null when none) and scope (named, star, none; with
+    /// --profile also fallback), plus profile with --profile.
     #[arg(long)]
     pub json: bool,
+    /// Answer as this crawler family reads the file, beside nothing else: google,
+    /// google-production, rfc9309, bing, yandex, applebot, baidu, ccbot, urllib,
+    /// protego, robots-parser, or all. Repeatable or comma-separated; each line then
+    /// names its profile. Without it, Google's reading in today's format.
+    #[arg(long = "profile", short = 'p', value_name = "NAME")]
+    pub profiles: Vec<String>,
 }
 
 /// Arguments of `robots-census lint`.

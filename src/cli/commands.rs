@@ -112,8 +112,7 @@ pub fn check(args: &CheckArgs) -> Exit {
         Ok(body) => body,
         Err(e) => return fail(Exit::Usage, e),
     };
-    let doc = RobotsTxt::parse(&body);
-    match crate::check::check(&doc, &options, &mut std::io::stdout().lock()) {
+    match crate::check::check(&body, &options, &mut std::io::stdout().lock()) {
         Ok(all_allowed) => Exit::findings_unless(all_allowed),
         Err(e) => fail(Exit::Usage, e),
     }

@@ -10,7 +10,8 @@ use crate::check::CheckOptions;
 use crate::config::{parse_shard, ConfigError, InputsAsked, RunOptions};
 use crate::input::CsvOptions;
 use crate::output::target::Prepare;
-use crate::output::TableSet;
+use crate::output::{Table, TableSet};
+use crate::robots::profiles::Profile;
 use crate::store::{RetryPolicy, StoreOptions};
 use crate::verdicts::AgentsArg;
 
@@ -38,9 +39,17 @@ impl RunArgs {
         if self.inputs_per_task == Some(0) {
             return Err(ConfigError::InputsPerTask);
         }
-        let tables = match &self.tables {
+        let mut tables = match &self.tables {
             Some(list) => TableSet::parse(list).map_err(ConfigError::UnknownTable)?,
-            None => TableSet::ALL,
+            None => TableSet::DEFAULT,
+        };
+        let profiles = match &self.profiles {
+            Some(list) => {
+                tables = tables.with(Table::Readings);
+                Profile::parse_list(list).map_err(ConfigError::Profiles)?
+            }
+            None if tables.contains(Table::Readings) => Profile::ALL.to_vec(),
+            None => Vec::new(),
         };
         let shard = self.shard.as_deref().map(parse_shard).transpose()?;
         Ok(RunOptions {
@@ -61,6 +70,7 @@ impl RunArgs {
             },
             strict: self.strict,
             tables,
+            profiles,
             agents: self.agents.as_deref().map(AgentsArg::parse),
             urls: self.urls.clone(),
             paths: self
@@ -123,23 +133,32 @@ impl ReportArgs {
 
 impl CheckArgs {
     /// `AGENT URL...`, or `--agent AGENT... URL...`.
-    pub fn options(&self) -> Result<CheckOptions, &'static str> {
+    pub fn options(&self) -> Result<CheckOptions, String> {
         let (agents, urls) = if self.agents.is_empty() {
             match self.args.split_first() {
                 Some((agent, urls)) if !urls.is_empty() => (std::slice::from_ref(agent), urls),
                 _ => {
                     return Err(
-                        "check needs an AGENT and at least one URL (or --agent AGENT and URLs)",
+                        "check needs an AGENT and at least one URL (or --agent AGENT and URLs)"
+                            .to_owned(),
                     )
                 }
             }
         } else {
             (&self.agents[..], &self.args[..])
         };
+        let profiles = if self.profiles.is_empty() {
+            None
+        } else {
+            Some(crate::robots::profiles::Profile::parse_list(
+                &self.profiles.join(","),
+            )?)
+        };
         Ok(CheckOptions {
             agents: bytes(agents),
             urls: bytes(urls),
             json: self.json,
+            profiles,
         })
     }
 }
@@ -276,5 +295,33 @@ mod tests {
         let options = args.options().expect("valid");
         assert_eq!(options.agents.len(), 2);
         assert_eq!(options.urls, [b"/x".to_vec()]);
+        assert!(options.profiles.is_none());
+    }
+
+    #[test]
+    fn check_profiles_repeat_or_list_and_unknown_names_are_usage_errors() {
+        use crate::robots::profiles::Profile;
+        let Command::Check(args) = parse(&[
+            "check",
+            "r.txt",
+            "--profile",
+            "urllib,google",
+            "-p",
+            "yandex",
+            "GPTBot",
+            "/x",
+        ]) else {
+            panic!("not check");
+        };
+        let options = args.options().expect("valid");
+        assert_eq!(
+            options.profiles,
+            Some(vec![Profile::Google, Profile::Yandex, Profile::Urllib])
+        );
+        let Command::Check(args) = parse(&["check", "r.txt", "--profile", "gogle", "A", "/x"])
+        else {
+            panic!("not check");
+        };
+        assert!(args.options().expect_err("refused").contains("gogle"));
     }
 }

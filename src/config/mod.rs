@@ -15,6 +15,7 @@ use crate::limits::MAX_QUESTIONS_PER_DOCUMENT;
 use crate::output::dataset::{self, Settings, FORMAT_VERSION};
 use crate::output::target::Prepare;
 use crate::output::{OutTarget, TableSet};
+use crate::robots::profiles::Profile;
 use crate::store::{StoreError, StoreOptions};
 use crate::verdicts::{parse_agent_list, read_url_list, AgentsArg, UrlPlan, DEFAULT_AGENTS};
 
@@ -42,6 +43,8 @@ pub enum ConfigError {
     },
     #[error("--out: {0}")]
     Out(StoreError),
+    #[error("--profiles: {0}")]
+    Profiles(String),
     #[error("--agents: no agent tokens given")]
     NoAgents,
     #[error("--threads must be at least 1")]
@@ -77,6 +80,8 @@ pub struct RunOptions {
     pub prepare: Prepare,
     pub strict: bool,
     pub tables: TableSet,
+    /// The interpretation profiles of the readings table (empty without it).
+    pub profiles: Vec<Profile>,
     /// `None`: the bundled list of search and AI crawlers.
     pub agents: Option<AgentsArg>,
     /// A URL list file (`--urls`).
@@ -117,6 +122,8 @@ pub struct RunConfig {
     pub urls_per_host: usize,
     /// The tables written.
     pub tables: TableSet,
+    /// The profiles the readings table answers under (empty without it).
+    pub profiles: Vec<Profile>,
     pub inputs_per_task: usize,
     /// The crawl of inputs that name none.
     pub default_crawl: String,
@@ -198,6 +205,11 @@ impl RunConfig {
         settings.set("urls_per_host", options.urls_per_host.to_string());
         settings.set("seed", options.seed.to_string());
         settings.set("tables", options.tables.names().join(","));
+        // Recorded only with the readings table, so earlier datasets keep their fingerprint.
+        if !options.profiles.is_empty() {
+            let names: Vec<&str> = options.profiles.iter().map(|p| p.name()).collect();
+            settings.set("profiles", names.join(","));
+        }
         settings.set("csv", format!("{csv:?}"));
         // Recorded only when not the default, so earlier datasets keep their fingerprint.
         if options.zstd_window_log_max != crate::limits::ZSTD_WINDOW_LOG_DEFAULT {
@@ -229,6 +241,7 @@ impl RunConfig {
             ),
             urls_per_host: options.urls_per_host,
             tables: options.tables,
+            profiles: options.profiles.clone(),
             inputs_per_task,
             default_crawl: options.default_crawl.clone(),
             settings,

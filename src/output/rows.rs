@@ -12,7 +12,8 @@ use crate::robots::model::lossy_text;
 use crate::robots::{AgentSummary, Finding, ProbeClass, RobotsTxt, RuleSetClass, Verdict};
 
 use super::schema::{Table, TableSet};
-use super::tables::{Agents, Documents, Errors, Groups, Rules, Sitemaps, Verdicts};
+use super::tables::{Agents, Documents, Errors, Groups, Readings, Rules, Sitemaps, Verdicts};
+use crate::census::readings::Reading;
 
 /// A document id: 128 bits, see [`crate::pipeline::doc_id`].
 pub type DocId = [u8; 16];
@@ -287,6 +288,29 @@ impl Agents {
     }
 }
 
+impl Readings {
+    fn append(&mut self, doc_id: DocId, host: &str, reading: &Reading<'_>) {
+        self.doc_id.append_value(doc_id);
+        self.agent.append_value(reading.agent);
+        self.profile.append_value(reading.profile.name());
+        let root = &reading.root;
+        self.root_allowed.append_value(root.allowed);
+        self.probe_class.append_value(reading.probe_class.as_str());
+        self.scope.append_value(root.scope.as_str());
+        self.line
+            .append_option((root.line > 0).then(|| to_i32(root.line as usize)));
+        self.directive
+            .append_option(root.directive.map(|d| d.as_str()));
+        self.pattern.append_option(root.pattern.as_deref());
+        self.crawl_delay.append_option(reading.crawl_delay);
+        self.crawl_delay_blocks
+            .append_value(reading.crawl_delay_blocks);
+        self.interpretation_sensitive
+            .append_value(reading.interpretation_sensitive);
+        self.host.append_option(opt_str(host));
+    }
+}
+
 /// The rows of every table for a batch of documents. Tables left out of the
 /// run's [`TableSet`] get no rows (and cost nothing).
 #[derive(Default)]
@@ -301,6 +325,7 @@ pub struct Batches {
     errors: Errors,
     verdicts: Verdicts,
     agents: Agents,
+    readings: Readings,
     rows: usize,
 }
 
@@ -361,6 +386,14 @@ impl Batches {
         }
     }
 
+    /// One profile's reading of a parsed document for one agent.
+    pub fn reading(&mut self, doc_id: DocId, host: &str, reading: &Reading<'_>) {
+        if self.wants(Table::Readings) {
+            self.readings.append(doc_id, host, reading);
+            self.rows += 1;
+        }
+    }
+
     pub fn problem(&mut self, problem: &Problem<'_>) {
         self.errors.append_problem(problem);
         self.rows += 1;
@@ -377,6 +410,7 @@ impl Batches {
             self.errors.finish(),
             self.verdicts.finish(),
             self.agents.finish(),
+            self.readings.finish(),
         ];
         Table::ALL
             .into_iter()
@@ -531,6 +565,25 @@ Crawl-delay: 5\nSitemap: https://maps.example/s.xml\nHost: x\nClean-param: y\nFo
                 classification: "partial_disallow",
                 probe_class: Some(ProbeClass::Partial),
                 cc_class: Some(RuleSetClass::AllowPart),
+            },
+        );
+        batches.reading(
+            info.doc_id,
+            "host.example",
+            &Reading {
+                agent: "a",
+                profile: crate::robots::profiles::Profile::Urllib,
+                root: crate::robots::profiles::Answer {
+                    allowed: false,
+                    line: 9,
+                    pattern: Some("/p".to_owned()),
+                    directive: Some(crate::robots::RuleKind::Disallow),
+                    scope: Scope::Fallback,
+                },
+                probe_class: ProbeClass::Full,
+                crawl_delay: Some(2.5),
+                crawl_delay_blocks: true,
+                interpretation_sensitive: true,
             },
         );
         batches.problem(&Problem {
@@ -718,6 +771,29 @@ Crawl-delay: 5\nSitemap: https://maps.example/s.xml\nHost: x\nClean-param: y\nFo
                 ("host", Some("host.example")),
                 ("probe_class", Some(ProbeClass::Partial.as_str())),
                 ("cc_class", Some(RuleSetClass::AllowPart.as_str())),
+                crawl,
+            ],
+        );
+
+        let readings = &tables[&Table::Readings];
+        check(
+            Table::Readings,
+            readings,
+            0,
+            &[
+                ("doc_id", Some(&docid)),
+                ("agent", Some("a")),
+                ("profile", Some("urllib")),
+                ("root_allowed", Some("false")),
+                ("probe_class", Some("full")),
+                ("scope", Some("fallback")),
+                ("line", Some("9")),
+                ("directive", Some("disallow")),
+                ("pattern", Some("/p")),
+                ("crawl_delay", Some("2.5")),
+                ("crawl_delay_blocks", Some("true")),
+                ("interpretation_sensitive", Some("true")),
+                ("host", Some("host.example")),
                 crawl,
             ],
         );

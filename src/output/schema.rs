@@ -20,6 +20,9 @@ pub enum Table {
     Errors,
     Verdicts,
     Agents,
+    /// Each interpretation profile's reading per (document, agent): only with
+    /// `run --profiles` (or `--tables readings`).
+    Readings,
     /// Written by `robots-census sites`, not by `run`.
     Sites,
     /// The ranked host list `sites --ranks` stores in the dataset.
@@ -30,7 +33,7 @@ pub enum Table {
 
 impl Table {
     /// The tables `run` writes.
-    pub const ALL: [Table; 7] = [
+    pub const ALL: [Table; 8] = [
         Table::Documents,
         Table::Groups,
         Table::Rules,
@@ -38,6 +41,7 @@ impl Table {
         Table::Errors,
         Table::Verdicts,
         Table::Agents,
+        Table::Readings,
     ];
 
     /// Tables derived from the run's tables by later steps (`sites`).
@@ -52,6 +56,7 @@ impl Table {
             Table::Errors => "errors",
             Table::Verdicts => "verdicts",
             Table::Agents => "agents",
+            Table::Readings => "readings",
             Table::Sites => "sites",
             Table::Ranks => "ranks",
             Table::Changes => "changes",
@@ -67,6 +72,7 @@ impl Table {
             Table::Errors => "Lint findings of the engine (origin = lint) and input problems of the pipeline (origin = input).",
             Table::Verdicts => "One row per (document, agent, URL) asked: robots.cc's answer from the parsed model.",
             Table::Agents => "One row per (document, agent): how the document treats that crawler.",
+            Table::Readings => "One row per (parsed document, agent, profile): how each crawler family's parser reads the document for that agent, beside Google's (run --profiles).",
             Table::Sites => "One row per (crawl, site, agent): the capture that decides for the site in that crawl, and what it says (robots-census sites).",
             Table::Ranks => "The ranked host list given to `sites --ranks`, one row per host.",
             Table::Changes => "One row per change of a site between two crawls of the sites table: status class, an agent's block, a rule line, a sitemap, or the site appearing or disappearing (robots-census changes).",
@@ -82,6 +88,7 @@ impl Table {
             Table::Errors => ERRORS,
             Table::Verdicts => VERDICTS,
             Table::Agents => AGENTS,
+            Table::Readings => READINGS,
             Table::Sites => SITES,
             Table::Ranks => RANKS,
             Table::Changes => CHANGES,
@@ -101,8 +108,16 @@ pub struct TableSet(u16);
 
 impl TableSet {
     pub const ALL: TableSet = TableSet((1 << Table::ALL.len()) - 1);
+    /// The tables of a run without `--tables`: all but `readings`, which costs a parse
+    /// per crawler family and is asked for with `--profiles`.
+    pub const DEFAULT: TableSet = TableSet(TableSet::ALL.0 & !(1 << Table::Readings as u16));
     const REQUIRED: TableSet =
         TableSet((1 << Table::Documents as u16) | (1 << Table::Errors as u16));
+
+    /// The set with `table` added.
+    pub fn with(self, table: Table) -> TableSet {
+        TableSet(self.0 | 1 << table as u16)
+    }
 
     pub fn contains(self, table: Table) -> bool {
         self.0 & (1 << table as u16) != 0
@@ -265,7 +280,8 @@ impl Column {
 }
 
 pub use super::tables::{
-    AGENTS, CHANGES, CRAWL, DOCUMENTS, ERRORS, GROUPS, RANKS, RULES, SITEMAPS, SITES, VERDICTS,
+    AGENTS, CHANGES, CRAWL, DOCUMENTS, ERRORS, GROUPS, RANKS, READINGS, RULES, SITEMAPS, SITES,
+    VERDICTS,
 };
 
 /// An Arrow builder that hands its column over as an array (and is left empty).

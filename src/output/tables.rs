@@ -201,10 +201,29 @@ table! {
         root_allowed: Bool nullable => "robots.cc allows '/' for the agent; null when the body was not parsed (no_robots, unreachable, redirect, revisit).",
         n_allow: Int32 required => "Non-empty allow rules that apply to the agent.",
         n_disallow: Int32 required => "Non-empty disallow rules that apply to the agent.",
-        classification: Utf8 required => "full_disallow, partial_disallow, allowed, no_robots (4xx but 429), unreachable (5xx, 429: RFC 9309 disallow-all), redirect (3xx) or unknown (revisit, no status).",
+        classification: Utf8 required => "full_disallow, partial_disallow, allowed, no_robots (4xx but 429), unreachable (5xx and 429: disallow all as Google reads them; RFC 9309 2.3.1.3 counts 429 as a 4xx), redirect (3xx) or unknown (revisit, no status).",
         host: Utf8 nullable distinct => "URL host of the document, as documents.host (so this table can be used alone).",
         probe_class: Utf8 nullable => "The Somesite study's reading of robots.cc's verdicts: full, partial or none from probing '/', every allow/disallow path of the file (one trailing '$' dropped; percent-escaped as robots.cc escapes patterns, the URL a crawler requests) and a dummy path; null when the body was not parsed.",
         cc_class: Utf8 nullable => "Common Crawl's exact-rule-set class of the rules that apply to the agent (its groups, else '*'): disallow_all ({Disallow: /}), allow_all ({Allow: /}, {Allow: *}, {Allow: /*}, {Allow: }, {Disallow: } or none), allow_part, or not_addressed (no group for it nor '*'); null when the body was not parsed.",
+    }
+}
+
+table! {
+    /// Builders of the `readings` columns (but `crawl`).
+    pub struct Readings => pub const READINGS + CRAWL {
+        doc_id: Uuid required => DOC_ID_DOC,
+        agent: Utf8 required => "Crawler product token (as in the agents table).",
+        profile: Utf8 required => "The interpretation profile (run --profiles): google, google-production, rfc9309, bing, yandex, applebot, baidu, ccbot, urllib, protego or robots-parser.",
+        root_allowed: Bool required => "The profile's family allows '/' for the agent.",
+        probe_class: Utf8 required => "full, partial or none: the Somesite reading of agents.probe_class (same probes: '/', every allow/disallow path of the file, a dummy path) with the profile's verdicts.",
+        scope: Utf8 required => "The groups that decided '/': named (the agent's own), fallback (a group the family falls back to, such as Applebot reading the Googlebot group), star ('*') or none.",
+        line: Int32 nullable => "Line of the rule that decided '/', lines counted as the family splits them; null when no rule decided.",
+        directive: Utf8 nullable => "allow or disallow: the rule that decided '/'; null when none.",
+        pattern: Utf8 nullable => "That rule's path as the family compares it (after its own escaping); null when none.",
+        crawl_delay: Float64 nullable => "Crawl-delay in seconds the family applies to the agent; null when the family ignores the directive (google, google-production, rfc9309, applebot, baidu, yandex) or the file sets none.",
+        crawl_delay_blocks: Bool required => "The family's crawl-delay rule keeps the agent off the site whatever the rules say: ccbot only, a delay over Nutch's fetcher.max.crawl.delay (30 s).",
+        interpretation_sensitive: Bool required => "The profiles of the run disagree about this (document, agent): root_allowed or probe_class differs between two of them. The same value on each of the agent's rows.",
+        host: Utf8 nullable distinct => "URL host of the document, as documents.host (so this table can be used alone).",
     }
 }
 
@@ -227,7 +246,7 @@ table! {
         rank: Int64 nullable => "Best rank of the site's hosts in the --ranks list; null when unranked or without --ranks.",
         top_k: Utf8 nullable => "Smallest top-k stratum holding the rank: 1k, 10k, 50k, 100k, 1M, or 2M (any rank above 1M); strata are cumulative (rank <= k).",
         site_key: Utf8 required => "The --site-key used: host, host-nowww or registrable-domain.",
-        status_semantics: Utf8 required => "The --status-semantics used: rfc9309 or ccbot.",
+        status_semantics: Utf8 required => "The --status-semantics used: rfc9309, google, ccbot, yandex, urllib or robots-parser.",
         crawl: Utf8 required per_file => "Crawl (documents.crawl): sites are decided one crawl at a time. Also the partition directory crawl=<value>.",
     }
 }

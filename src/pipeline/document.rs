@@ -3,12 +3,14 @@
 //! verdicts and agent classifications. Column values come from [`crate::census`];
 //! this module gathers them for [`crate::output::rows`] to append.
 
+use crate::census::readings::{readings, Reading};
 use crate::census::status::{classification, status_class, StatusOutcome};
 use crate::census::urls::{self, authority, url_parts_of};
 use crate::config::RunConfig;
 use crate::input::{Capture, CaptureKind, InputProblem};
 use crate::output::rows::DocId;
 use crate::output::{AgentRow, Batches, DocInfo, Problem, Table};
+use crate::robots::profiles::Interpretations;
 use crate::robots::{RobotsTxt, UrlPath, Verdict};
 
 /// `doc_id`: the first 128 bits of SHA-1(source, NUL, stream offset). Stable for the
@@ -131,7 +133,45 @@ pub fn document(
         let urls = config.urls.urls_for(&scheme, &authority(&host, port));
         ask_agents(config, doc_id, &host, &doc, &urls, batches);
     }
+    if batches.wants(Table::Readings) {
+        ask_profiles(config, doc_id, &host, &capture.body, &doc, batches);
+    }
     doc.findings.len()
+}
+
+/// The `readings` rows of a parsed document: every profile of the run, every agent.
+/// Each family's own parse of the body is built once, on its first question.
+fn ask_profiles(
+    config: &RunConfig,
+    doc_id: DocId,
+    host: &str,
+    body: &[u8],
+    doc: &RobotsTxt<'_>,
+    batches: &mut Batches,
+) {
+    let reads = Interpretations::new(body, doc);
+    // Agents no group of the file can name are read alike by every family: their
+    // readings are computed once.
+    let mut unaddressed: Option<Vec<Reading<'_>>> = None;
+    for agent in &config.agents {
+        if reads.addresses(agent) {
+            for reading in readings(&reads, &config.profiles, agent) {
+                batches.reading(doc_id, host, &reading);
+            }
+            continue;
+        }
+        let shared = unaddressed.get_or_insert_with(|| readings(&reads, &config.profiles, agent));
+        for reading in shared.iter() {
+            batches.reading(
+                doc_id,
+                host,
+                &Reading {
+                    agent,
+                    ..reading.clone()
+                },
+            );
+        }
+    }
 }
 
 /// The `verdicts` and `agents` rows of a parsed document. Every agent that no

@@ -353,7 +353,7 @@ fn blocking_section(c: &Crawls) -> Markup {
             }
         }
     };
-    let note = html! { "Percent of sites whose deciding capture is a robots.txt. Sites that answer 5xx or 429 (unreachable: RFC 9309 says disallow all) are not counted as blocking." };
+    let note = html! { "Percent of sites whose deciding capture is a robots.txt. Sites that answer 5xx or 429 (unreachable: Google disallows all; RFC 9309 only for 5xx) are not counted as blocking." };
     section(
         "blocking",
         "Agent blocking per crawl",

@@ -188,6 +188,15 @@ impl<'a> RobotsTxt<'a> {
         probes
     }
 
+    /// [`RobotsTxt::probe_paths`] but `/`, each as a URL on the site root `http://h`:
+    /// the probes other readings than robots.cc's are asked about.
+    pub fn probe_urls(&self) -> impl Iterator<Item = Vec<u8>> {
+        self.probe_paths()
+            .into_iter()
+            .filter(|path| path.as_bytes() != b"/")
+            .map(|path| [b"http://h", path.as_bytes()].concat())
+    }
+
     /// Whether robots.cc allows `/` for `agent`, and the Somesite class over
     /// `probes` (the paths are built on first use; `/` among them is skipped).
     pub fn probe_class(&self, agent: &[u8], probes: &Probes<'_, '_>) -> (bool, ProbeClass) {

@@ -16,6 +16,10 @@ use super::url::UrlPath;
 pub enum Scope {
     /// At least one group names the agent (the `*` group is then ignored).
     Named,
+    /// No group names the agent; a group its family falls back to applied (an
+    /// interpretation profile's reading, such as Applebot reading the Googlebot group;
+    /// robots.cc itself never answers this).
+    Fallback,
     /// No group names the agent; the `*` group applied.
     Star,
     /// Neither: everything is allowed.
@@ -26,8 +30,19 @@ impl Scope {
     pub fn as_str(self) -> &'static str {
         match self {
             Scope::Named => "named",
+            Scope::Fallback => "fallback",
             Scope::Star => "star",
             Scope::None => "none",
+        }
+    }
+
+    /// How the scope reads in a report line: "named group", "'*' group", ...
+    pub fn describe(self) -> &'static str {
+        match self {
+            Scope::Named => "named group",
+            Scope::Fallback => "fallback group",
+            Scope::Star => "'*' group",
+            Scope::None => "no group",
         }
     }
 }

@@ -24,6 +24,7 @@ pub mod matcher;
 pub mod model;
 mod parse;
 pub mod pattern;
+pub mod profiles;
 pub mod tokenize;
 pub mod url;
 

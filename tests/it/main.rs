@@ -12,6 +12,7 @@ mod generative;
 mod lint_rules;
 mod parser_props;
 mod pipeline;
+mod profiles;
 mod python;
 mod queries;
 mod remote;

@@ -120,7 +120,7 @@ fn written_columns_follow_their_layout() {
         .arg(repo().join("data-samples/cc-robotstxt-sample.warc.gz"))
         .arg("--out")
         .arg(&out)
-        .arg("--quiet")
+        .args(["--quiet", "--profiles", "all"])
         .status()
         .expect("run robots-census");
     assert!(matches!(status.code(), Some(0 | 1)), "run failed: {status}");

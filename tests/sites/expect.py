@@ -131,7 +131,8 @@ def fetch(status, semantics):
         return "redirect"
     if semantics == "ccbot" and status == 403:
         return "forbidden"
-    if status == 429 or 500 <= status < 600:
+    # RFC 9309 2.3.1.3: 429 is a 4xx, so allow all; Common Crawl defers on it.
+    if (status == 429 and semantics == "ccbot") or 500 <= status < 600:
         return "defer"
     return "allow"
 
