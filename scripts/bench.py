@@ -282,6 +282,11 @@ def bench_e2e(args, paths, results):
             for threads in thread_counts():
                 census(big, n_big, threads, args.reps)
             census(big, n_big, 1, args.reps, "--tables", "agents", subset=True)
+            # The readings table's cost (issue 21): Google's profile alone, then all eleven.
+            census(big, n_big, 1, args.reps, "--tables", "agents", "--profiles", "google",
+                   subset=True)
+            census(big, n_big, 1, args.reps, "--tables", "agents", "--profiles", "all",
+                   subset=True)
             census(small, n_small, 1, args.reps)
         csv = out / "cc.csv.gz"
         e2e_row(results, "gzip -dc > /dev/null", ["gzip", "-dc", csv], csv, n_big, args.reps)

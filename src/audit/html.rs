@@ -1,6 +1,6 @@
 //! The audit as one self-contained HTML page: inline CSS, no script, no fetched
 //! font or image, so it opens from a mail attachment and prints cleanly. The same
-//! sections as the terminal report, each a captioned table. Written by hand: four
+//! sections as the terminal report, each a captioned table. Written by hand: five
 //! tables of escaped text need no template engine.
 
 use std::fmt::Write;
@@ -173,6 +173,45 @@ pub fn render(a: &Audit) -> String {
         &format!("RFC 9309 versus Google: {}", a.differences.len()),
         &["line", "topic", "Google", "RFC 9309"],
         &differences,
+    );
+    let readings: Vec<Vec<String>> = a
+        .other_readings
+        .iter()
+        .map(|r| {
+            let v = &r.verdict;
+            let (class, answer) = if v.allowed {
+                ("allowed", "ALLOWED")
+            } else {
+                ("disallowed", "DISALLOWED")
+            };
+            let rule = match (v.directive, &v.pattern) {
+                (Some(d), Some(p)) => format!("{d} <code>{}</code>", escape(p)),
+                _ => "no matching rule".to_owned(),
+            };
+            vec![
+                escape(r.profile.name()),
+                escape(&v.agent),
+                format!("<code>{}</code>", escape(&v.url)),
+                format!("<span class=\"{class}\">{answer}</span>"),
+                v.line.to_string(),
+                rule,
+                escape(v.scope.describe()),
+                escape(r.profile.how_it_differs()),
+            ]
+        })
+        .collect();
+    table(
+        &mut out,
+        "other-readings",
+        &format!(
+            "How other crawlers read this file: {} of {} answers differ from Google's",
+            a.other_readings.len(),
+            a.other_asked
+        ),
+        &[
+            "profile", "agent", "URL", "verdict", "line", "rule", "scope", "why",
+        ],
+        &readings,
     );
     out.push_str("</body>\n</html>\n");
     out

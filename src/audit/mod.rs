@@ -1,19 +1,23 @@
 //! `robots-census audit`: one robots.txt, one page, for SEO auditors.
 //!
 //! ```text
-//! file --RobotsTxt::parse (once)--> model --build--> Audit { findings, verdicts, crawlers, differences }
+//! file --RobotsTxt::parse (once)--> model --build--> Audit { findings, verdicts, crawlers,
+//!                                                          differences, other_readings }
 //!   --text::render--> terminal report        --html::render--> self-contained HTML page (--html)
 //! ```
 //!
 //! Every answer is read from the one parsed model: lint findings, verdicts with the
 //! deciding line, the groups each crawler obeys, and the lines where RFC 9309 and
-//! Google's reading differ (the 500 KiB cut, %-escapes, key spellings Google accepts).
+//! Google's reading differ (the 500 KiB cut, %-escapes, key spellings Google accepts),
+//! and the verdicts other crawler families' parsers give where they differ from Google's
+//! (`robots::profiles`, each family's parse built once).
 //! The engine in [`crate::robots`] stays a pure library; this module only reads it.
 
 mod html;
 mod text;
 
 use crate::limits::ROBOTS_PARSE_CAP;
+use crate::robots::profiles::{Interpretations, Profile};
 use crate::robots::{Code, RobotsTxt, Rule, Scope};
 
 /// One lint finding, ready to print.
@@ -39,6 +43,13 @@ pub struct VerdictRow {
     pub scope: Scope,
     /// The deciding line is one RFC 9309 reads differently (see [`Difference`]).
     pub rfc_differs: bool,
+}
+
+/// One crawler family's answer that differs from Google's for the same question.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadingRow {
+    pub profile: Profile,
+    pub verdict: VerdictRow,
 }
 
 /// The groups one crawler obeys.
@@ -93,6 +104,10 @@ pub struct Audit {
     pub verdicts: Vec<VerdictRow>,
     pub crawlers: Vec<CrawlerRow>,
     pub differences: Vec<Difference>,
+    /// The answers of every other profile that differ from Google's (same agents, URLs).
+    pub other_readings: Vec<ReadingRow>,
+    /// How many (profile, agent, URL) answers were compared.
+    pub other_asked: usize,
 }
 
 fn lossy(bytes: &[u8]) -> String {
@@ -103,6 +118,7 @@ fn lossy(bytes: &[u8]) -> String {
 /// `crawlers` are the tokens whose groups are listed.
 pub fn build(
     file: &str,
+    body: &[u8],
     doc: &RobotsTxt<'_>,
     agents: &[Vec<u8>],
     urls: &[Vec<u8>],
@@ -146,6 +162,7 @@ pub fn build(
         .iter()
         .map(|agent| crawler_row(doc, agent))
         .collect();
+    let (other_readings, other_asked) = other_readings(body, doc, &verdicts);
     Audit {
         file: file.to_owned(),
         body_len: doc.facts.body_len,
@@ -157,7 +174,49 @@ pub fn build(
         verdicts,
         crawlers,
         differences,
+        other_readings,
+        other_asked,
     }
+}
+
+/// Every profile but Google's asked the questions of `verdicts`; the answers whose verdict
+/// or deciding line differs from Google's. A URL given as a path is asked on a site root
+/// (`http://h`), as the probes of the readings table are.
+fn other_readings(
+    body: &[u8],
+    doc: &RobotsTxt<'_>,
+    verdicts: &[VerdictRow],
+) -> (Vec<ReadingRow>, usize) {
+    let reads = Interpretations::new(body, doc);
+    let (mut rows, mut asked) = (Vec::new(), 0);
+    for profile in Profile::ALL.into_iter().filter(|p| *p != Profile::Google) {
+        for google in verdicts {
+            let url = if google.url.starts_with('/') {
+                format!("http://h{}", google.url)
+            } else {
+                google.url.clone()
+            };
+            let answer = reads.answer(profile, &google.agent, &url);
+            asked += 1;
+            if answer.allowed == google.allowed && answer.line == google.line {
+                continue;
+            }
+            rows.push(ReadingRow {
+                profile,
+                verdict: VerdictRow {
+                    agent: google.agent.clone(),
+                    url: google.url.clone(),
+                    allowed: answer.allowed,
+                    line: answer.line,
+                    directive: answer.directive.map(|d| d.as_str()),
+                    pattern: answer.pattern,
+                    scope: answer.scope,
+                    rfc_differs: false,
+                },
+            });
+        }
+    }
+    (rows, asked)
 }
 
 /// The groups robots.cc applies to `agent`: those naming it, else the `*` groups.
@@ -305,7 +364,7 @@ pub struct Options {
 
 /// The audit of one parsed file named `name`: the default crawler list, then any other
 /// agent asked about, gets a row of the groups it obeys.
-pub fn audit(name: &str, doc: &RobotsTxt<'_>, options: &Options) -> Audit {
+pub fn audit(name: &str, body: &[u8], doc: &RobotsTxt<'_>, options: &Options) -> Audit {
     let defaults = crate::verdicts::parse_agent_list(crate::verdicts::DEFAULT_AGENTS);
     let agents: Vec<Vec<u8>> = if options.agents.is_empty() {
         defaults.iter().map(|a| a.as_bytes().to_vec()).collect()
@@ -324,7 +383,7 @@ pub fn audit(name: &str, doc: &RobotsTxt<'_>, options: &Options) -> Audit {
             crawlers.push(agent);
         }
     }
-    build(name, doc, &agents, &urls, &crawlers)
+    build(name, body, doc, &agents, &urls, &crawlers)
 }
 
 /// The terminal report.

@@ -1,7 +1,7 @@
 //! The audit as a terminal report: plain lines, one fact per line, stable columns
 //! (two spaces between fields) so a test or `grep` can read it back.
 
-use super::{Audit, CrawlerRow, VerdictRow};
+use super::{Audit, CrawlerRow, ReadingRow, VerdictRow};
 use crate::robots::Scope;
 
 /// `DISALLOWED  GPTBot  https://x.com/a  line 4: disallow /a  (named group)`, as `check` prints.
@@ -85,5 +85,28 @@ pub fn render(a: &Audit) -> String {
             d.rfc
         );
     }
+    out += &format!(
+        "\nHow other crawlers read this file: {}\n",
+        a.other_readings.len()
+    );
+    if a.other_readings.is_empty() {
+        out += &format!(
+            "  none: all {} answers of the other crawler families are Google's\n",
+            a.other_asked
+        );
+    }
+    for r in &a.other_readings {
+        out += &format!("  {}\n", reading_line(r));
+    }
     out
+}
+
+/// `urllib  ALLOWED  GPTBot  /x  no matching rule  ('*' group)  why: agent matched as a substring ...`
+pub fn reading_line(r: &ReadingRow) -> String {
+    format!(
+        "{}  {}  why: {}",
+        r.profile.name(),
+        verdict_line(&r.verdict),
+        r.profile.how_it_differs()
+    )
 }

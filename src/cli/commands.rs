@@ -147,7 +147,7 @@ pub fn audit(args: &AuditArgs) -> Exit {
     };
     let doc = RobotsTxt::parse(&body);
     let name = args.robots_file.display().to_string();
-    let audit = crate::audit::audit(&name, &doc, &args.options());
+    let audit = crate::audit::audit(&name, &body, &doc, &args.options());
     print!("{}", crate::audit::render_text(&audit));
     if let Some(path) = &args.html {
         let page = crate::audit::render_html(&audit);

@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
 
+use robots_census::robots::profiles::Profile;
 use serde_json::Value;
 
 use crate::support::{bin, python, repo, scratch};
@@ -216,6 +217,52 @@ fn audit_report_matches_google_and_the_file() {
         }
         assert_eq!(have, &expected);
     }
+    // How other crawlers read the file: each line is a family whose answer differs from
+    // Google's; for the three families with a library here, every (agent, URL) answer is
+    // the library's, listed exactly when it differs from Google's verdict or line.
+    let other = &s["How other crawlers read this file"];
+    assert_eq!(other.0, other.1.len());
+    let listed: std::collections::HashMap<(String, String, String), bool> = other
+        .1
+        .iter()
+        .map(|l| {
+            // Fields are two spaces apart; the verdict is padded to 10 characters.
+            let f: Vec<&str> = l
+                .split("  ")
+                .map(str::trim)
+                .filter(|f| !f.is_empty())
+                .collect();
+            let allowed = match f[1] {
+                "ALLOWED" => true,
+                "DISALLOWED" => false,
+                other => panic!("verdict {other:?} in {l}"),
+            };
+            assert!(l.contains("  why: "), "{l}");
+            ((f[0].to_owned(), f[2].to_owned(), f[3].to_owned()), allowed)
+        })
+        .collect();
+    assert!(
+        !listed.is_empty(),
+        "the file is built to be read differently"
+    );
+    for profile in [Profile::Urllib, Profile::Protego, Profile::RobotsParser] {
+        let mut oracle = crate::profiles::Oracle::start(profile);
+        for w in want_verdicts {
+            let (agent, url) = (
+                w["agent"].as_str().expect("agent"),
+                w["url"].as_str().expect("url"),
+            );
+            let theirs = oracle.ask(BODY.as_bytes(), agent, url) == '1';
+            let key = (profile.name().to_owned(), agent.to_owned(), url.to_owned());
+            match listed.get(&key) {
+                Some(&ours) => assert_eq!(ours, theirs, "{key:?}"),
+                // Not listed: the family's verdict is Google's (the line may still differ,
+                // which lists it).
+                None => assert_eq!(theirs, w["allowed"] == true, "{key:?} not listed"),
+            }
+        }
+    }
+
     // The file is built so that both answers and several kinds of deciding line occur.
     let lines: Vec<u64> = want_verdicts
         .iter()
@@ -303,6 +350,7 @@ fn audit_report_matches_google_and_the_file() {
         ("verdicts", "Verdicts"),
         ("crawlers", "Groups each crawler obeys"),
         ("differences", "RFC 9309 versus Google"),
+        ("other-readings", "How other crawlers read this file"),
     ] {
         let rows = page["tables"][id].as_array().expect("table");
         // A header row, then one row per line of the terminal section.

@@ -8,15 +8,18 @@
 //! question (and crawl-delays per agent; robots-parser's matching line too). The first
 //! disagreement is minimised, line by line, against the live library and printed.
 
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::io::{BufRead, BufReader, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+use arrow_array::cast::AsArray;
+use arrow_array::{Array, RecordBatch, StringArray};
 use robots_census::robots::profiles::{Interpretations, Profile};
 use robots_census::robots::RobotsTxt;
 use serde_json::{json, Value};
 
-use crate::support::{python, repo, scratch, shared, unhex};
+use crate::support::{bin, python, read_table, repo, scratch, shared, unhex};
 
 /// The answers file, built once per test run (`ROBOTS_CENSUS_PROFILE_ANSWERS` reuses one).
 fn profile_answers() -> PathBuf {
@@ -52,14 +55,15 @@ fn profile_answers() -> PathBuf {
         .clone()
 }
 
-/// One live library process answering single questions, to minimise a disagreement.
-struct Oracle {
+/// One live library process answering single questions (to minimise a disagreement,
+/// and to check a report's lines).
+pub(crate) struct Oracle {
     child: std::process::Child,
     out: BufReader<std::process::ChildStdout>,
 }
 
 impl Oracle {
-    fn start(profile: Profile) -> Oracle {
+    pub(crate) fn start(profile: Profile) -> Oracle {
         let mut cmd = match profile {
             Profile::RobotsParser => {
                 let mut c = Command::new("node");
@@ -83,7 +87,7 @@ impl Oracle {
         Oracle { child, out }
     }
 
-    fn ask(&mut self, body: &[u8], agent: &str, url: &str) -> char {
+    pub(crate) fn ask(&mut self, body: &[u8], agent: &str, url: &str) -> char {
         let stdin = self.child.stdin.as_mut().expect("oracle stdin");
         let q = json!({"body_hex": crate::support::hex(body), "agent": agent, "url": url});
         writeln!(stdin, "{q}").expect("ask the oracle");
@@ -254,4 +258,475 @@ fn protego_profile_agrees_with_protego() {
 )]
 fn robots_parser_profile_agrees_with_npm_robots_parser() {
     agree(Profile::RobotsParser, "robots_parser");
+}
+
+/// The profile queries, checked by `profile_queries_agree_with_the_readings_table`.
+pub const PROFILE_QUERIES: [&str; 4] = [
+    "ai_signals",
+    "profile_blocking",
+    "profile_class_matrix",
+    "profile_disagreements",
+];
+
+/// A documents row as the profile queries need it.
+struct Doc {
+    crawl: String,
+    host: Option<String>,
+    url: String,
+    fetch_time: Option<i64>,
+    doc_id: String,
+}
+
+fn hex_id(id: &[u8]) -> String {
+    id.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn string_column<'a>(batch: &'a RecordBatch, name: &str) -> &'a StringArray {
+    batch
+        .column_by_name(name)
+        .unwrap_or_else(|| panic!("column {name}"))
+        .as_string::<i32>()
+}
+
+fn read_docs(out: &Path) -> Vec<Doc> {
+    let mut docs = Vec::new();
+    for b in read_table(out, "documents") {
+        let ids = b
+            .column_by_name("doc_id")
+            .expect("doc_id")
+            .as_fixed_size_binary();
+        let times = b
+            .column_by_name("fetch_time")
+            .expect("fetch_time")
+            .as_primitive::<arrow_array::types::TimestampMicrosecondType>();
+        let (crawl, host, url) = (
+            string_column(&b, "crawl"),
+            string_column(&b, "host"),
+            string_column(&b, "url"),
+        );
+        for i in 0..b.num_rows() {
+            docs.push(Doc {
+                crawl: crawl.value(i).to_owned(),
+                host: host.is_valid(i).then(|| host.value(i).to_owned()),
+                url: url.value(i).to_owned(),
+                fetch_time: times.is_valid(i).then(|| times.value(i)),
+                doc_id: hex_id(ids.value(i)),
+            });
+        }
+    }
+    docs
+}
+
+/// The latest capture of each (crawl, host), as the queries' `latest` CTE picks it.
+fn latest_doc_ids(docs: &[Doc]) -> HashSet<String> {
+    let robots =
+        regex::Regex::new(r"(?i)^https?://[^/?#]+/([^?#]*/)?robots\.txt([?#]|$)").expect("regex");
+    let mut best: HashMap<(&str, &str), &Doc> = HashMap::new();
+    for d in docs {
+        let Some(host) = d.host.as_deref() else {
+            continue;
+        };
+        if !robots.is_match(&d.url) {
+            continue;
+        }
+        let key = (d.crawl.as_str(), host);
+        // fetch_time DESC NULLS LAST, then doc_id DESC.
+        let rank = |d: &Doc| (d.fetch_time.is_some(), d.fetch_time, d.doc_id.clone());
+        if best.get(&key).is_none_or(|held| rank(d) > rank(held)) {
+            best.insert(key, d);
+        }
+    }
+    best.values().map(|d| d.doc_id.clone()).collect()
+}
+
+struct ReadingRow {
+    doc_id: String,
+    agent: String,
+    profile: String,
+    root_allowed: bool,
+    probe_class: String,
+    sensitive: bool,
+}
+
+fn read_readings(out: &Path) -> Vec<ReadingRow> {
+    let mut rows = Vec::new();
+    for b in read_table(out, "readings") {
+        let ids = b
+            .column_by_name("doc_id")
+            .expect("doc_id")
+            .as_fixed_size_binary();
+        let root = b.column_by_name("root_allowed").expect("root").as_boolean();
+        let sensitive = b
+            .column_by_name("interpretation_sensitive")
+            .expect("sensitive")
+            .as_boolean();
+        let (agent, profile, class) = (
+            string_column(&b, "agent"),
+            string_column(&b, "profile"),
+            string_column(&b, "probe_class"),
+        );
+        for i in 0..b.num_rows() {
+            rows.push(ReadingRow {
+                doc_id: hex_id(ids.value(i)),
+                agent: agent.value(i).to_owned(),
+                profile: profile.value(i).to_owned(),
+                root_allowed: root.value(i),
+                probe_class: class.value(i).to_owned(),
+                sensitive: sensitive.value(i),
+            });
+        }
+    }
+    rows
+}
+
+/// queries/profile_*.sql and ai_signals.sql in DuckDB, against counts made here from
+/// the tables read back with the parquet crate.
+#[test]
+#[cfg_attr(
+    not(feature = "external-tests"),
+    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+)]
+fn profile_queries_agree_with_the_readings_table() {
+    let dir = scratch("profile-queries");
+    let out = dir.join("out");
+    let status = bin()
+        .current_dir(repo())
+        .arg("run")
+        .args([
+            "data-samples/cc-robotstxt-sample.warc.gz",
+            "data-samples/IAH-urls-wget.warc.gz",
+            "data-samples/robots-dump.csv.gz",
+        ])
+        .args([
+            "--profiles",
+            "all",
+            "--tables",
+            "rules",
+            "--quiet",
+            "--overwrite",
+        ])
+        .arg("--out")
+        .arg(&out)
+        .status()
+        .expect("run robots-census");
+    assert_eq!(status.code(), Some(0), "run exit status");
+    let results = crate::support::run_queries(&dir, &PROFILE_QUERIES);
+    let rows = |name: &str| crate::support::named_rows(&results[name]);
+
+    let docs = read_docs(&out);
+    let latest = latest_doc_ids(&docs);
+    let crawl_of: HashMap<&str, &str> = docs
+        .iter()
+        .map(|d| (d.doc_id.as_str(), d.crawl.as_str()))
+        .collect();
+    let readings: Vec<ReadingRow> = read_readings(&out)
+        .into_iter()
+        .filter(|r| latest.contains(&r.doc_id))
+        .collect();
+    assert!(
+        readings.len() > 1000,
+        "too few readings: {}",
+        readings.len()
+    );
+    let profiles: BTreeSet<&str> = readings.iter().map(|r| r.profile.as_str()).collect();
+    assert_eq!(profiles.len(), Profile::ALL.len(), "every profile has rows");
+
+    // profile_blocking: class counts per (crawl, agent, profile), and the hosts whose
+    // class differs from the google row of the same (document, agent).
+    let google: HashMap<(&str, &str), &str> = readings
+        .iter()
+        .filter(|r| r.profile == "google")
+        .map(|r| {
+            (
+                (r.doc_id.as_str(), r.agent.as_str()),
+                r.probe_class.as_str(),
+            )
+        })
+        .collect();
+    let mut want: BTreeMap<String, [i64; 5]> = BTreeMap::new();
+    for r in &readings {
+        let key = format!("{}|{}|{}", crawl_of[r.doc_id.as_str()], r.agent, r.profile);
+        let counts = want.entry(key).or_default();
+        counts[0] += 1;
+        match r.probe_class.as_str() {
+            "full" => counts[1] += 1,
+            "partial" => counts[2] += 1,
+            _ => counts[3] += 1,
+        }
+        counts[4] += i64::from(google[&(r.doc_id.as_str(), r.agent.as_str())] != r.probe_class);
+    }
+    let mut got: BTreeMap<String, [i64; 5]> = BTreeMap::new();
+    for row in rows("profile_blocking") {
+        let key = ["crawl", "agent", "profile"].map(|c| row[c].as_str().expect(c).to_owned());
+        let n = |c: &str| row[c].as_i64().unwrap_or_else(|| panic!("{c} in {row:?}"));
+        got.insert(
+            key.join("|"),
+            [
+                n("hosts"),
+                n("full"),
+                n("partial"),
+                n("none"),
+                n("differs_from_google"),
+            ],
+        );
+    }
+    assert_eq!(got, want, "profile_blocking.sql");
+    assert!(
+        want.values().any(|c| c[4] > 0),
+        "some profile differs from google"
+    );
+
+    // profile_class_matrix: (google class, profile class) pairs.
+    let mut want: BTreeMap<String, i64> = BTreeMap::new();
+    for r in readings.iter().filter(|r| r.profile != "google") {
+        let g = google[&(r.doc_id.as_str(), r.agent.as_str())];
+        let key = format!(
+            "{}|{}|{}|{g}|{}",
+            crawl_of[r.doc_id.as_str()],
+            r.agent,
+            r.profile,
+            r.probe_class
+        );
+        *want.entry(key).or_default() += 1;
+    }
+    let got: BTreeMap<String, i64> = rows("profile_class_matrix")
+        .iter()
+        .map(|row| {
+            let key = ["crawl", "agent", "profile", "google_class", "profile_class"]
+                .map(|c| row[c].as_str().expect(c).to_owned());
+            (key.join("|"), row["hosts"].as_i64().expect("hosts"))
+        })
+        .collect();
+    assert_eq!(got, want, "profile_class_matrix.sql");
+
+    // profile_disagreements: the sensitive (document, AI agent) pairs, and each row's
+    // readings are the profiles' classes and root verdicts.
+    let ai: HashSet<&str> = [
+        "GPTBot",
+        "ChatGPT-User",
+        "OAI-SearchBot",
+        "ClaudeBot",
+        "Claude-Web",
+        "anthropic-ai",
+        "CCBot",
+        "Google-Extended",
+        "PerplexityBot",
+        "Bytespider",
+        "Applebot-Extended",
+        "Meta-ExternalAgent",
+        "FacebookBot",
+        "Amazonbot",
+        "cohere-ai",
+        "Diffbot",
+        "omgili",
+        "ImagesiftBot",
+        "Timpibot",
+        "YouBot",
+    ]
+    .into();
+    // (profile, "profile=class/verdict"), ordered by profile name as the query orders.
+    let mut want: BTreeMap<String, Vec<(&str, String)>> = BTreeMap::new();
+    for r in readings
+        .iter()
+        .filter(|r| r.sensitive && ai.contains(r.agent.as_str()))
+    {
+        let verdict = if r.root_allowed { "allow" } else { "disallow" };
+        want.entry(format!("{}|{}", r.doc_id, r.agent))
+            .or_default()
+            .push((
+                r.profile.as_str(),
+                format!("{}={}/{verdict}", r.profile, r.probe_class),
+            ));
+    }
+    let want: BTreeMap<String, String> = want
+        .into_iter()
+        .map(|(k, mut v)| {
+            v.sort();
+            let texts: Vec<String> = v.into_iter().map(|(_, t)| t).collect();
+            (k, texts.join(", "))
+        })
+        .collect();
+    let got: BTreeMap<String, String> = rows("profile_disagreements")
+        .iter()
+        .map(|row| {
+            let id = row["doc_id"].as_str().expect("doc_id").replace('-', "");
+            let agent = row["agent"].as_str().expect("agent");
+            (
+                format!("{id}|{agent}"),
+                row["readings"].as_str().expect("readings").to_owned(),
+            )
+        })
+        .collect();
+    assert!(
+        !want.is_empty(),
+        "the samples hold files the families read differently"
+    );
+    assert_eq!(got, want, "profile_disagreements.sql");
+
+    // ai_signals: hosts and lines per (crawl, signal) from the rules table.
+    let host_of: HashMap<&str, &str> = docs
+        .iter()
+        .filter_map(|d| Some((d.doc_id.as_str(), d.host.as_deref()?)))
+        .collect();
+    let signals = [
+        "content-signal",
+        "content-signals",
+        "content-usage",
+        "llm-policy",
+        "disallowaitraining",
+        "clean-param",
+        "host",
+    ];
+    let mut hosts: BTreeMap<String, BTreeSet<&str>> = BTreeMap::new();
+    let mut lines: BTreeMap<String, i64> = BTreeMap::new();
+    let rules = read_table(&out, "rules");
+    for b in &rules {
+        let ids = b
+            .column_by_name("doc_id")
+            .expect("doc_id")
+            .as_fixed_size_binary();
+        let keys = string_column(b, "key");
+        for i in 0..b.num_rows() {
+            let id = hex_id(ids.value(i));
+            let key = keys.value(i).to_lowercase();
+            if !latest.contains(&id) || !signals.contains(&key.as_str()) {
+                continue;
+            }
+            let (id, crawl) = crawl_of
+                .get_key_value(id.as_str())
+                .expect("document of a rule");
+            let k = format!("{crawl}|{key}");
+            hosts.entry(k.clone()).or_default().insert(host_of[id]);
+            *lines.entry(k).or_default() += 1;
+        }
+    }
+    let want: BTreeMap<String, (i64, i64)> = hosts
+        .iter()
+        .map(|(k, h)| (k.clone(), (h.len() as i64, lines[k])))
+        .collect();
+    let got: BTreeMap<String, (i64, i64)> = rows("ai_signals")
+        .iter()
+        .map(|row| {
+            let key = ["crawl", "signal"].map(|c| row[c].as_str().expect(c).to_owned());
+            (
+                key.join("|"),
+                (
+                    row["hosts"].as_i64().expect("hosts"),
+                    row["lines"].as_i64().expect("lines"),
+                ),
+            )
+        })
+        .collect();
+    assert!(
+        !want.is_empty(),
+        "the samples hold Host / Clean-param lines"
+    );
+    assert_eq!(got, want, "ai_signals.sql");
+}
+
+/// The readings table end to end: a CSV of corpus bodies through `run --profiles`, each
+/// row's root verdict against the real library (urllib, protego, robots-parser) asked
+/// about the same body, agent and `/` of the row's host.
+#[test]
+#[cfg_attr(
+    not(feature = "external-tests"),
+    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+)]
+fn readings_rows_agree_with_the_libraries() {
+    let dir = scratch("readings-e2e");
+    let mut bodies: Vec<Vec<u8>> = crate::support::corpus_files()
+        .iter()
+        .map(|p| std::fs::read(p).expect("corpus body"))
+        .filter(|b| b.len() < 50_000 && std::str::from_utf8(b).is_ok())
+        .collect();
+    bodies.sort();
+    let bodies: Vec<Vec<u8>> = bodies.into_iter().step_by(23).take(250).collect();
+    let csv_path = dir.join("bodies.csv");
+    let mut csv = csv::Writer::from_path(&csv_path).expect("csv");
+    csv.write_record(["url", "status", "body"]).expect("header");
+    for (i, body) in bodies.iter().enumerate() {
+        let url = format!("https://h{i}.example/robots.txt");
+        csv.write_record([url.as_bytes(), &b"200"[..], &body[..]])
+            .expect("row");
+    }
+    csv.flush().expect("flush");
+    drop(csv);
+    let agents = ["GPTBot", "Googlebot", "CCBot", "Bingbot", "UnknownBot"];
+    let out = dir.join("out");
+    let status = bin()
+        .arg("run")
+        .arg(&csv_path)
+        .args([
+            "--profiles",
+            "urllib,protego,robots-parser,google",
+            "--tables",
+            "agents",
+        ])
+        .args([
+            "--agents",
+            &agents.join(","),
+            "--quiet",
+            "--overwrite",
+            "--out",
+        ])
+        .arg(&out)
+        .status()
+        .expect("run robots-census");
+    assert_eq!(status.code(), Some(0), "run exit status");
+
+    let url_of: HashMap<String, String> = read_docs(&out)
+        .into_iter()
+        .map(|d| (d.doc_id, d.url))
+        .collect();
+    let readings = read_readings(&out);
+    assert_eq!(
+        readings.len(),
+        bodies.len() * agents.len() * 4,
+        "one row per (doc, agent, profile)"
+    );
+    let mut checked = 0;
+    for profile in [Profile::Urllib, Profile::Protego, Profile::RobotsParser] {
+        let mut oracle = Oracle::start(profile);
+        for r in readings.iter().filter(|r| r.profile == profile.name()) {
+            let url = &url_of[&r.doc_id];
+            let i: usize = url["https://h".len()..url.find('.').expect("host")]
+                .parse()
+                .expect("body index");
+            let root = url.replace("robots.txt", "");
+            let want = oracle.ask(&bodies[i], &r.agent, &root);
+            assert_eq!(
+                r.root_allowed,
+                want == '1',
+                "{}: {url} agent {} root: library says {want}",
+                profile.name(),
+                r.agent
+            );
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, bodies.len() * agents.len() * 3);
+    // Google's profile is the agents table's reading.
+    let agents_table = read_table(&out, "agents");
+    let mut google_root: HashMap<(String, String), bool> = HashMap::new();
+    for b in &agents_table {
+        let ids = b
+            .column_by_name("doc_id")
+            .expect("doc_id")
+            .as_fixed_size_binary();
+        let agent = string_column(b, "agent");
+        let root = b.column_by_name("root_allowed").expect("root").as_boolean();
+        for i in 0..b.num_rows() {
+            google_root.insert(
+                (hex_id(ids.value(i)), agent.value(i).to_owned()),
+                root.value(i),
+            );
+        }
+    }
+    for r in readings.iter().filter(|r| r.profile == "google") {
+        assert_eq!(
+            r.root_allowed,
+            google_root[&(r.doc_id.clone(), r.agent.clone())],
+            "google reading = agents.root_allowed"
+        );
+    }
 }

@@ -431,6 +431,7 @@ fn every_query_agrees_with_independent_counts() {
             .chain(&crate::sites::SITES_QUERIES)
             .chain(&crate::changes::CHANGES_QUERIES)
             .chain(&crate::report::REPORT_QUERIES)
+            .chain(&crate::profiles::PROFILE_QUERIES)
             .map(|q| q.to_string())
             .collect(),
         "queries/*.sql and the checked lists differ: check new queries here, in sites.rs or in report.rs"

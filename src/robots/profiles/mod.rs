@@ -101,6 +101,29 @@ impl Profile {
         }
     }
 
+    /// What the family does that robots.cc does not, in a few words (the audit's "why").
+    pub fn how_it_differs(self) -> &'static str {
+        match self {
+            Profile::Google => "robots.cc itself",
+            Profile::GoogleProduction => {
+                "AdsBot-Google and APIs-Google ignore '*'; Googlebot-News/-Image fall back to Googlebot"
+            }
+            Profile::Rfc9309 => "RFC 9309: %-escapes decoded on both sides, /robots.txt always allowed",
+            Profile::Bing => "bingbot falls back to an msnbot group; crawl-delay also from '*'",
+            Profile::Yandex => "a blank line ends a group; Yandex groups serve every Yandex robot",
+            Profile::Applebot => "Applebot falls back to the Googlebot group",
+            Profile::Baidu => "the first matching line decides, not the longest",
+            Profile::Ccbot => {
+                "crawler-commons: exact agent name, escapes normalised, wildcards without backtracking"
+            }
+            Profile::Urllib => {
+                "agent matched as a substring, first matching line, no wildcards, a blank line ends a group"
+            }
+            Profile::Protego => "agent found inside the crawler's name; crawl-delay and unknown keys end a group",
+            Profile::RobotsParser => "exact agent name cut at '/'; rules escaped with encodeURI",
+        }
+    }
+
     pub fn from_name(name: &str) -> Option<Profile> {
         Profile::ALL
             .into_iter()
