@@ -173,6 +173,9 @@ pub struct Interpretations<'d, 'a> {
     google_probes: OnceCell<Probes<'d, 'a>>,
     /// The probe URLs but `/`, built on the first probe of a profile other than Google's.
     probe_urls: OnceCell<Vec<String>>,
+    /// The probe URLs as urllib and ccbot compare them, built on first use.
+    urllib_paths: OnceCell<Vec<String>>,
+    ccbot_paths: OnceCell<Vec<String>>,
 }
 
 impl<'d, 'a> Interpretations<'d, 'a> {
@@ -191,6 +194,8 @@ impl<'d, 'a> Interpretations<'d, 'a> {
             agent_words: OnceCell::new(),
             google_probes: OnceCell::new(),
             probe_urls: OnceCell::new(),
+            urllib_paths: OnceCell::new(),
+            ccbot_paths: OnceCell::new(),
         }
     }
 
@@ -320,9 +325,33 @@ impl<'d, 'a> Interpretations<'d, 'a> {
                 .map(|url| lossy_text(&url).into_owned())
                 .collect()
         });
-        let differs = urls
-            .iter()
-            .any(|url| self.answer(profile, agent, url).allowed != root.allowed);
+        // The families that can, normalise each probe URL once per document and choose
+        // the agent's group once; the others answer URL by URL.
+        let differs = match profile {
+            Profile::Urllib => {
+                let paths = self.urllib_paths.get_or_init(|| {
+                    urls.iter()
+                        .map(|u| urllib::UrllibRobots::request_path(u))
+                        .collect()
+                });
+                self.urllib()
+                    .allowed_paths(agent, paths)
+                    .any(|allowed| allowed != root.allowed)
+            }
+            Profile::Ccbot => {
+                let paths = self.ccbot_paths.get_or_init(|| {
+                    urls.iter()
+                        .map(|u| ccbot::CcbotRobots::request_path(u))
+                        .collect()
+                });
+                self.ccbot()
+                    .allowed_paths(agent, paths)
+                    .any(|allowed| allowed != root.allowed)
+            }
+            _ => urls
+                .iter()
+                .any(|url| self.answer(profile, agent, url).allowed != root.allowed),
+        };
         let class = match (root.allowed, differs) {
             (_, true) => ProbeClass::Partial,
             (true, false) => ProbeClass::None,
@@ -466,6 +495,51 @@ mod tests {
             let doc = RobotsTxt::parse(body);
             assert!(Interpretations::new(body, &doc).addresses("CCBot"));
         }
+    }
+
+    #[test]
+    fn prepared_probe_paths_answer_as_urls_do() {
+        // urllib and ccbot probe with paths normalised once per document: each answer
+        // must be the one the URL itself gets.
+        let bodies: [&[u8]; 3] = [
+            b"User-agent: *\nDisallow: /a%7e/\nAllow: /a%7e/b\nDisallow: /*.pdf$\nDisallow: /q?x=1\n",
+            b"User-agent: GPTBot\nDisallow: /\nAllow: /index.html\n\nUser-agent: *\nDisallow: /private;p\n",
+            b"User-agent: ccbot\nCrawl-delay: 40\nDisallow: /caf\xc3\xa9/\nAllow: /$\n",
+        ];
+        let mut disallowed = 0;
+        for body in bodies {
+            let doc = RobotsTxt::parse(body);
+            let reads = Interpretations::new(body, &doc);
+            let urls: Vec<String> = doc
+                .probe_urls()
+                .map(|u| lossy_text(&u).into_owned())
+                .chain(["http://h/".to_owned(), "http://h/robots.txt".to_owned()])
+                .collect();
+            for agent in ["GPTBot", "CCBot", "x"] {
+                let paths: Vec<String> = urls
+                    .iter()
+                    .map(|u| urllib::UrllibRobots::request_path(u))
+                    .collect();
+                let fast: Vec<bool> = reads.urllib().allowed_paths(agent, &paths).collect();
+                let slow: Vec<bool> = urls
+                    .iter()
+                    .map(|u| reads.answer(Profile::Urllib, agent, u).allowed)
+                    .collect();
+                assert_eq!(fast, slow, "urllib {agent}");
+                let paths: Vec<String> = urls
+                    .iter()
+                    .map(|u| ccbot::CcbotRobots::request_path(u))
+                    .collect();
+                let fast: Vec<bool> = reads.ccbot().allowed_paths(agent, &paths).collect();
+                let slow: Vec<bool> = urls
+                    .iter()
+                    .map(|u| reads.answer(Profile::Ccbot, agent, u).allowed)
+                    .collect();
+                assert_eq!(fast, slow, "ccbot {agent}");
+                disallowed += slow.iter().filter(|a| !**a).count();
+            }
+        }
+        assert!(disallowed > 5, "the bodies disallow something");
     }
 
     #[test]

@@ -40,12 +40,15 @@ impl Entry {
             .any(|agent| agent == "*" || useragent.contains(agent.as_str()))
     }
 
-    fn allowance(&self, path: &str, scope: Scope) -> Answer {
-        match self
-            .rules
+    /// The first rule line that applies to `path`.
+    fn first_match(&self, path: &str) -> Option<&RuleLine> {
+        self.rules
             .iter()
             .find(|r| r.path == "*" || path.starts_with(&r.path))
-        {
+    }
+
+    fn allowance(&self, path: &str, scope: Scope) -> Answer {
+        match self.first_match(path) {
             Some(rule) => Answer {
                 allowed: rule.allowance,
                 line: rule.line,
@@ -68,9 +71,31 @@ pub struct UrllibRobots {
     default_entry: Option<Entry>,
 }
 
+/// `quote(urlunparse(urlparse(value)))` of `RuleLine.__init__`. For a value with
+/// nothing `urlparse` splits on or removes (no `:` `;` `?` `#`, no tab, CR or LF, no
+/// leading `//` or C0/space) the round trip gives the value back, so it is only quoted.
 fn rule_path(value: &str) -> String {
-    quote(&urlunparse(&urlparse(value)))
+    let plain = !value.starts_with("//")
+        && !value.starts_with(|c: char| c <= ' ')
+        && !value
+            .bytes()
+            .any(|b| matches!(b, b':' | b';' | b'?' | b'#' | b'\t' | b'\r' | b'\n'));
+    if plain {
+        quote(value)
+    } else {
+        quote(&urlunparse(&urlparse(value)))
+    }
 }
+
+/// The keys `parse` acts on.
+const KEYS: [&str; 6] = [
+    "user-agent",
+    "disallow",
+    "allow",
+    "crawl-delay",
+    "request-rate",
+    "sitemap",
+];
 
 impl UrllibRobots {
     /// `RobotFileParser.parse(text.splitlines())`.
@@ -96,9 +121,17 @@ impl UrllibRobots {
             let Some((key, value)) = line.split_once(':') else {
                 continue;
             };
-            let key = py_strip(key).to_lowercase();
+            // `key.strip().lower()`: no non-ASCII character lower-cases into the ASCII
+            // of these keys (the Kelvin sign's `k` is in none), so an ASCII
+            // case-insensitive comparison is the same test without the allocation.
+            let key = py_strip(key);
+            let key = KEYS
+                .iter()
+                .find(|k| key.eq_ignore_ascii_case(k))
+                .copied()
+                .unwrap_or("");
             let value = unquote(py_strip(value));
-            match key.as_str() {
+            match key {
                 "user-agent" => {
                     if state == 2 {
                         robots.add_entry(std::mem::take(&mut entry));
@@ -156,19 +189,43 @@ impl UrllibRobots {
 
     /// `can_fetch(agent, url)`.
     pub fn answer(&self, agent: &str, url: &str) -> Answer {
+        let path = Self::request_path(url);
+        match self.entry_for(agent) {
+            Some((entry, scope)) => entry.allowance(&path, scope),
+            None => Answer::no_rule(Scope::None),
+        }
+    }
+
+    /// What `can_fetch` compares the rules with: `url` unquoted, its path, params, query
+    /// and fragment re-joined, then quoted (`/` when empty). The same for every agent, so
+    /// a caller asking many agents about one URL computes it once.
+    pub fn request_path(url: &str) -> String {
         let parsed = urlparse(&unquote(url));
-        let mut path = quote(&urlunparse(&Parsed {
+        let path = quote(&urlunparse(&Parsed {
             scheme: String::new(),
             netloc: String::new(),
             ..parsed
         }));
         if path.is_empty() {
-            path = "/".to_owned();
+            "/".to_owned()
+        } else {
+            path
         }
-        match self.entry_for(agent) {
-            Some((entry, scope)) => entry.allowance(&path, scope),
-            None => Answer::no_rule(Scope::None),
-        }
+    }
+
+    /// `can_fetch` for every path of `paths` ([`UrllibRobots::request_path`]s), the
+    /// group chosen once for `agent`.
+    pub fn allowed_paths<'p>(
+        &'p self,
+        agent: &str,
+        paths: &'p [String],
+    ) -> impl Iterator<Item = bool> + 'p {
+        let entry = self.entry_for(agent).map(|(e, _)| e);
+        paths.iter().map(move |path| {
+            entry
+                .and_then(|e| e.first_match(path))
+                .is_none_or(|r| r.allowance)
+        })
     }
 
     /// `crawl_delay(agent)`.

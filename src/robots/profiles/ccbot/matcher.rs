@@ -8,10 +8,21 @@ pub(super) fn find_sub(hay: &[u8], needle: &[u8]) -> Option<usize> {
 
 /// `ruleMatches(text, pattern)`: `pattern.length()` when it matches, else -1.
 pub(super) fn rule_matches(text: &[u8], pattern: &[u8]) -> i64 {
-    match pattern.split_last() {
-        Some((b'$', body)) => rule_matches_parts(text, body, true),
-        _ => rule_matches_parts(text, pattern, false),
+    let (body, anchored) = match pattern.split_last() {
+        Some((b'$', body)) => (body, true),
+        _ => (pattern, false),
+    };
+    if memchr::memchr(b'*', body).is_none() {
+        // Without a `*` the loop below compares byte by byte from the start and never
+        // skips: a prefix test, or equality with the trailing `$`. Same answer, one memcmp.
+        let matched = if anchored {
+            text == body
+        } else {
+            text.starts_with(body)
+        };
+        return if matched { pattern.len() as i64 } else { -1 };
     }
+    rule_matches_parts(text, body, anchored)
 }
 
 /// `ruleMatches` on a pattern given as `body` + (optional) trailing `$`; returns the length of
@@ -73,6 +84,25 @@ pub(super) fn rule_matches_parts(text: &[u8], pattern: &[u8], contains_end_char:
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_prefix_fast_path_answers_as_the_ported_loop() {
+        let texts: [&[u8]; 6] = [b"", b"/", b"/a", b"/ab", b"/a/b?c", b"/b"];
+        let patterns: [&[u8]; 8] = [b"", b"$", b"/", b"/$", b"/a", b"/a$", b"/ab/", b"/a/b?c$"];
+        for text in texts {
+            for pattern in patterns {
+                let slow = match pattern.split_last() {
+                    Some((b'$', body)) => super::rule_matches_parts(text, body, true),
+                    _ => super::rule_matches_parts(text, pattern, false),
+                };
+                assert_eq!(
+                    super::rule_matches(text, pattern),
+                    slow,
+                    "{text:?} {pattern:?}"
+                );
+            }
+        }
+    }
+
     use super::*;
 
     /// The cases of `matcher_is_non_backtracking` and `dollar_mid_pattern_never_matches`

@@ -320,7 +320,30 @@ impl CcbotRobots {
             return Answer::no_rule(Scope::None);
         }
         let sel = self.selection(agent);
-        let path = url_path_for_matching(url);
+        self.answer_path(sel, &url_path_for_matching(url))
+    }
+
+    /// What the rules are matched with: `url`'s path and query as `isAllowed` normalises
+    /// them. The same for every agent, so a caller asking many agents about one URL
+    /// computes it once.
+    pub fn request_path(url: &str) -> String {
+        url_path_for_matching(url)
+    }
+
+    /// `isAllowed` for every path of `paths` ([`CcbotRobots::request_path`]s), the
+    /// rules chosen once for `agent`.
+    pub fn allowed_paths<'p>(
+        &'p self,
+        agent: &str,
+        paths: &'p [String],
+    ) -> impl Iterator<Item = bool> + 'p {
+        let sel = self.selection(agent);
+        paths
+            .iter()
+            .map(move |path| self.allow_all || self.answer_path(sel, path).allowed)
+    }
+
+    fn answer_path(&self, sel: &Selection, path: &str) -> Answer {
         // isAllowedPath: "Always allow robots.txt" (exact path, no query).
         if path == "/robots.txt" {
             return Answer::no_rule(sel.scope);
@@ -332,6 +355,12 @@ impl CcbotRobots {
         for &ri in &sel.rules {
             let rule = &self.rules[ri as usize];
             let p = rule.path.as_bytes();
+            // The rules come longest first (sortRules) and no match is longer than its
+            // pattern (the index.htm form is shorter): once a pattern is shorter than the
+            // longest match, no later rule can change the answer.
+            if (p.len() as i64) < longest {
+                break;
+            }
             let mut ml = rule_matches(text, p);
             if ml < 0 {
                 // The index.htm(l) special case: try "<pattern up to the first index.htm>$".
