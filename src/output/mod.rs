@@ -30,7 +30,7 @@ use parquet::file::writer::SerializedFileWriter;
 use parquet::schema::types::ColumnPath;
 use rayon::prelude::*;
 
-pub use rows::{AgentRow, Batches, DocInfo, Problem};
+pub use rows::{AgentRow, Batches, DocInfo, Problem, ProfileVerdict};
 pub use schema::{Table, TableSet};
 pub use target::OutTarget;
 

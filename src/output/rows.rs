@@ -14,6 +14,7 @@ use crate::robots::{AgentSummary, Finding, ProbeClass, RobotsTxt, RuleSetClass, 
 use super::schema::{Table, TableSet};
 use super::tables::{Agents, Documents, Errors, Groups, Readings, Rules, Sitemaps, Verdicts};
 use crate::census::readings::Reading;
+use crate::robots::profiles::{Answer, Profile};
 
 /// A document id: 128 bits, see [`crate::pipeline::doc_id`].
 pub type DocId = [u8; 16];
@@ -264,7 +265,31 @@ impl Verdicts {
             .append_option(v.directive().map(|d| d.as_str()));
         self.pattern.append_option(v.pattern().map(lossy_text));
         self.scope.append_value(v.scope.as_str());
+        self.profile.append_value(Profile::Google.name());
     }
+
+    fn append_answer(&mut self, doc_id: DocId, q: &ProfileVerdict<'_>) {
+        let a = q.answer;
+        self.doc_id.append_value(doc_id);
+        self.agent.append_value(q.agent);
+        self.url.append_value(q.url);
+        self.allowed.append_value(a.allowed);
+        self.line.append_value(to_i32(a.line as usize));
+        self.directive
+            .append_option(a.directive.map(|d| d.as_str()));
+        self.pattern.append_option(a.pattern.as_deref());
+        self.scope.append_value(a.scope.as_str());
+        self.profile.append_value(q.profile.name());
+    }
+}
+
+/// One question answered under an interpretation profile (a row of `verdicts`).
+#[derive(Debug, Clone, Copy)]
+pub struct ProfileVerdict<'a> {
+    pub agent: &'a str,
+    pub url: &'a str,
+    pub profile: Profile,
+    pub answer: &'a Answer,
 }
 
 impl Agents {
@@ -375,6 +400,14 @@ impl Batches {
     pub fn verdict(&mut self, doc_id: DocId, agent: &str, url: &str, verdict: &Verdict<'_>) {
         if self.wants(Table::Verdicts) {
             self.verdicts.append(doc_id, agent, url, verdict);
+            self.rows += 1;
+        }
+    }
+
+    /// A question answered under a profile other than Google's.
+    pub fn profile_verdict(&mut self, doc_id: DocId, row: &ProfileVerdict<'_>) {
+        if self.wants(Table::Verdicts) {
+            self.verdicts.append_answer(doc_id, row);
             self.rows += 1;
         }
     }
@@ -567,6 +600,22 @@ Crawl-delay: 5\nSitemap: https://maps.example/s.xml\nHost: x\nClean-param: y\nFo
                 cc_class: Some(RuleSetClass::AllowPart),
             },
         );
+        let urllib_answer = crate::robots::profiles::Answer {
+            allowed: true,
+            line: 3,
+            pattern: Some("/q".to_owned()),
+            directive: Some(crate::robots::RuleKind::Allow),
+            scope: Scope::Star,
+        };
+        batches.profile_verdict(
+            info.doc_id,
+            &ProfileVerdict {
+                agent: "c",
+                url: "/q/x",
+                profile: crate::robots::profiles::Profile::Urllib,
+                answer: &urllib_answer,
+            },
+        );
         batches.reading(
             info.doc_id,
             "host.example",
@@ -751,6 +800,25 @@ Crawl-delay: 5\nSitemap: https://maps.example/s.xml\nHost: x\nClean-param: y\nFo
                 ("directive", Some("disallow")),
                 ("pattern", Some("/d3")),
                 ("scope", Some(Scope::Named.as_str())),
+                ("profile", Some("google")),
+                crawl,
+            ],
+        );
+
+        check(
+            Table::Verdicts,
+            verdicts,
+            1,
+            &[
+                ("doc_id", Some(&docid)),
+                ("agent", Some("c")),
+                ("url", Some("/q/x")),
+                ("allowed", Some("true")),
+                ("line", Some("3")),
+                ("directive", Some("allow")),
+                ("pattern", Some("/q")),
+                ("scope", Some("star")),
+                ("profile", Some("urllib")),
                 crawl,
             ],
         );

@@ -184,11 +184,12 @@ table! {
         doc_id: Uuid required => DOC_ID_DOC,
         agent: Utf8 required => "Crawler product token asked.",
         url: Utf8 required => "URL asked.",
-        allowed: Bool required => "robots.cc's answer.",
-        line: Int32 required => "Line of the deciding rule (robots.cc matching_line); 0 when none.",
+        allowed: Bool required => "The answer: robots.cc's, or the profile's reading.",
+        line: Int32 required => "Line of the deciding rule (robots.cc matching_line; for a profile, lines counted as its family splits them); 0 when none.",
         directive: Utf8 nullable => "allow or disallow: the deciding rule's directive.",
-        pattern: Utf8 nullable => "The deciding rule's escaped pattern.",
-        scope: Utf8 required => "named: a group names the agent; star: the '*' group applied; none: no group applied.",
+        pattern: Utf8 nullable => "The deciding rule's pattern (robots.cc's escaped pattern; for a profile, as its family compares it).",
+        scope: Utf8 required => "named: a group names the agent; fallback (profiles only): a group the family falls back to; star: the '*' group applied; none: no group applied.",
+        profile: Utf8 required => "google (robots.cc), or an interpretation profile of run --profiles: such a run answers every question under each of its profiles, so the table has one row per (question, profile).",
     }
 }
 

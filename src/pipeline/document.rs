@@ -9,8 +9,8 @@ use crate::census::urls::{self, authority, url_parts_of};
 use crate::config::RunConfig;
 use crate::input::{Capture, CaptureKind, InputProblem};
 use crate::output::rows::DocId;
-use crate::output::{AgentRow, Batches, DocInfo, Problem, Table};
-use crate::robots::profiles::Interpretations;
+use crate::output::{AgentRow, Batches, DocInfo, Problem, ProfileVerdict, Table};
+use crate::robots::profiles::{Interpretations, Profile};
 use crate::robots::{RobotsTxt, UrlPath, Verdict};
 
 /// `doc_id`: the first 128 bits of SHA-1(source, NUL, stream offset). Stable for the
@@ -129,27 +129,49 @@ pub fn document(
     }
     let doc = RobotsTxt::parse(&capture.body);
     batches.document(&info, Some(&doc));
-    if batches.wants(Table::Verdicts) || batches.wants(Table::Agents) {
+    let urls = if batches.wants(Table::Verdicts) || batches.wants(Table::Agents) {
         let urls = config.urls.urls_for(&scheme, &authority(&host, port));
         ask_agents(config, doc_id, &host, &doc, &urls, batches);
-    }
+        urls
+    } else {
+        Vec::new()
+    };
     if batches.wants(Table::Readings) {
-        ask_profiles(config, doc_id, &host, &capture.body, &doc, batches);
+        ask_profiles(config, doc_id, &host, &capture.body, &doc, &urls, batches);
     }
     doc.findings.len()
 }
 
-/// The `readings` rows of a parsed document: every profile of the run, every agent.
-/// Each family's own parse of the body is built once, on its first question.
+/// The `readings` rows of a parsed document (every profile of the run, every agent),
+/// and, with the verdicts table, every question of `urls` under each profile but
+/// Google's (whose rows `ask_agents` wrote). Each family's own parse of the body is
+/// built once, on its first question.
 fn ask_profiles(
     config: &RunConfig,
     doc_id: DocId,
     host: &str,
     body: &[u8],
     doc: &RobotsTxt<'_>,
+    urls: &[String],
     batches: &mut Batches,
 ) {
     let reads = Interpretations::new(body, doc);
+    if batches.wants(Table::Verdicts) {
+        for &profile in config.profiles.iter().filter(|p| **p != Profile::Google) {
+            for agent in &config.agents {
+                for url in urls {
+                    let answer = reads.answer(profile, agent, url);
+                    let row = ProfileVerdict {
+                        agent,
+                        url,
+                        profile,
+                        answer: &answer,
+                    };
+                    batches.profile_verdict(doc_id, &row);
+                }
+            }
+        }
+    }
     // Agents no group of the file can name are read alike by every family: their
     // readings are computed once.
     let mut unaddressed: Option<Vec<Reading<'_>>> = None;

@@ -656,11 +656,12 @@ fn readings_rows_agree_with_the_libraries() {
     let status = bin()
         .arg("run")
         .arg(&csv_path)
+        .args(["--profiles", "urllib,protego,robots-parser,google"])
         .args([
-            "--profiles",
-            "urllib,protego,robots-parser,google",
             "--tables",
-            "agents",
+            "agents,verdicts",
+            "--paths",
+            "/,/private/x,/a/b.html",
         ])
         .args([
             "--agents",
@@ -705,6 +706,59 @@ fn readings_rows_agree_with_the_libraries() {
         }
     }
     assert_eq!(checked, bodies.len() * agents.len() * 3);
+
+    // The verdicts table: Google's rows as before, plus one row per question and profile,
+    // each the library's answer about the same body, agent and URL.
+    let mut rows: Vec<(String, String, String, bool, String)> = Vec::new();
+    for b in read_table(&out, "verdicts") {
+        let ids = b
+            .column_by_name("doc_id")
+            .expect("doc_id")
+            .as_fixed_size_binary();
+        let allowed = b.column_by_name("allowed").expect("allowed").as_boolean();
+        let (agent, url, profile) = (
+            string_column(&b, "agent"),
+            string_column(&b, "url"),
+            string_column(&b, "profile"),
+        );
+        for i in 0..b.num_rows() {
+            rows.push((
+                hex_id(ids.value(i)),
+                agent.value(i).to_owned(),
+                url.value(i).to_owned(),
+                allowed.value(i),
+                profile.value(i).to_owned(),
+            ));
+        }
+    }
+    assert_eq!(
+        rows.len(),
+        bodies.len() * agents.len() * 3 * 4,
+        "questions x profiles"
+    );
+    let mut checked = 0;
+    for profile in [Profile::Urllib, Profile::Protego, Profile::RobotsParser] {
+        let mut oracle = Oracle::start(profile);
+        for (doc_id, agent, url, allowed, _) in rows.iter().filter(|r| r.4 == profile.name()) {
+            let robots = &url_of[doc_id];
+            let i: usize = robots["https://h".len()..robots.find('.').expect("host")]
+                .parse()
+                .expect("body index");
+            assert!(
+                url.starts_with(&robots.replace("/robots.txt", "/")),
+                "{url} of {robots}"
+            );
+            let want = oracle.ask(&bodies[i], agent, url);
+            assert_eq!(
+                *allowed,
+                want == '1',
+                "{}: {url} agent {agent}",
+                profile.name()
+            );
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, bodies.len() * agents.len() * 3 * 3);
     // Google's profile is the agents table's reading.
     let agents_table = read_table(&out, "agents");
     let mut google_root: HashMap<(String, String), bool> = HashMap::new();
