@@ -12,7 +12,7 @@
 //!   │                                          bing, applebot, baidu   (google.rs)
 //!   ├── blank lines end groups ──────────> yandex          (yandex.rs)
 //!   ├── CPython 3.11 robotparser ────────> urllib          (urllib.rs, cpython.rs)
-//!   ├── Scrapy's Protego 0.7.0 ──────────> protego         (protego.rs, cpython.rs)
+//!   ├── Scrapy's Protego 0.7.0 ──────────> protego         (protego/, cpython.rs)
 //!   ├── npm robots-parser 3.0.1 ─────────> robots-parser   (robots_parser.rs)
 //!   └── crawler-commons + Nutch ─────────> ccbot           (ccbot/)
 //! ```
