@@ -26,11 +26,17 @@ from ._native import (
     Verdict,
     VerdictBatch,
     check_many,
+    profiles,
     version,
 )
 from ._native import run_args as _native_run
 
+PROFILES = tuple(profiles())
+"""The interpretation profiles ``RobotsTxt.explain(..., profile=)`` and ``readings`` take:
+"google" (robots.cc) first, then other crawler families' parsers (urllib, protego, ccbot, ...)."""
+
 __all__ = [
+    "PROFILES",
     "Finding",
     "Group",
     "RobotsTxt",

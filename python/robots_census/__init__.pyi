@@ -7,6 +7,7 @@ _Bytes = Union[bytes, bytearray, str]
 _Flag = Union[str, int, float, bool, None, Sequence[str], "os.PathLike[str]"]
 
 __version__: str
+PROFILES: Tuple[str, ...]
 
 class Verdict:
     """One answer and the rule that decided it: the fields of `robots-census check --json`."""
@@ -27,7 +28,10 @@ class Verdict:
         """"allow" or "disallow"; None when no rule decided."""
     @property
     def scope(self) -> str:
-        """"named", "star" or "none"."""
+        """"named", "star" or "none"; under a profile also "fallback"."""
+    @property
+    def profile(self) -> str:
+        """"google" (robots.cc) or the interpretation profile that answered."""
 
 class Group:
     @property
@@ -71,8 +75,11 @@ class RobotsTxt:
     """A robots.txt parsed once, exactly as Google's robots.cc reads it."""
 
     def __init__(self, body: _Bytes) -> None: ...
-    def allowed(self, agent: _Bytes, url: _Bytes) -> bool: ...
-    def explain(self, agent: _Bytes, url: _Bytes) -> Verdict: ...
+    def allowed(self, agent: _Bytes, url: _Bytes, profile: Optional[str] = None) -> bool: ...
+    def explain(self, agent: _Bytes, url: _Bytes, profile: Optional[str] = None) -> Verdict: ...
+    def readings(
+        self, agents: Sequence[str], urls: Sequence[str], profiles: Optional[Sequence[str]] = None
+    ) -> List[Verdict]: ...
     def crawl_delay(self, agent: _Bytes) -> Optional[float]: ...
     def lint(self) -> List[Finding]: ...
     @property
@@ -104,3 +111,4 @@ def run(
     **flags: _Flag,
 ) -> int: ...
 def version() -> str: ...
+def profiles() -> List[str]: ...

@@ -20,6 +20,7 @@ use pyo3::types::{PyByteArray, PyBytes, PyCapsule, PyString};
 
 use robots_census::census::document::product_token;
 use robots_census::check::printable;
+use robots_census::robots::profiles::{Answer, Interpretations, Profile};
 use robots_census::robots::{self, Verdict as EngineVerdict};
 
 type Model<'a> = robots::RobotsTxt<'a>;
@@ -84,8 +85,11 @@ pub struct Verdict {
     pattern: Option<String>,
     /// "allow" or "disallow"; None when no rule decided.
     directive: Option<String>,
-    /// "named" (a group names the agent), "star" (the '*' group) or "none".
+    /// "named" (a group names the agent), "star" (the '*' group) or "none"; under a
+    /// profile also "fallback" (a group the family falls back to).
     scope: String,
+    /// The reading: "google" (robots.cc) or an interpretation profile.
+    profile: String,
 }
 
 impl Verdict {
@@ -98,7 +102,35 @@ impl Verdict {
             pattern: verdict.pattern().map(lossy),
             directive: verdict.directive().map(|d| d.as_str().to_owned()),
             scope: verdict.scope.as_str().to_owned(),
+            profile: Profile::Google.name().to_owned(),
         }
+    }
+
+    fn of_answer(agent: &str, url: &str, profile: Profile, answer: Answer) -> Self {
+        Verdict {
+            agent: agent.to_owned(),
+            url: url.to_owned(),
+            allowed: answer.allowed,
+            line: answer.line,
+            pattern: answer.pattern,
+            directive: answer.directive.map(|d| d.as_str().to_owned()),
+            scope: answer.scope.as_str().to_owned(),
+            profile: profile.name().to_owned(),
+        }
+    }
+}
+
+/// `profile` as given to Python: `None` or a profile name.
+fn profile_of(profile: Option<&str>) -> PyResult<Profile> {
+    match profile {
+        None => Ok(Profile::Google),
+        Some(name) => Profile::from_name(name).ok_or_else(|| {
+            let known: Vec<&str> = Profile::ALL.iter().map(|p| p.name()).collect();
+            PyValueError::new_err(format!(
+                "unknown profile {name:?} (known: {})",
+                known.join(", ")
+            ))
+        }),
     }
 }
 
@@ -197,28 +229,83 @@ impl RobotsTxt {
     }
 
     /// Whether `agent` (a product token such as "Googlebot") may fetch `url` (a URL
-    /// or a path, matched as written: percent-encode it).
+    /// or a path, matched as written: percent-encode it). `profile`: read as that
+    /// crawler family does ("urllib", "ccbot", ... see `PROFILES`); None is Google's.
+    #[pyo3(signature = (agent, url, profile=None))]
     fn allowed(
         &self,
         py: Python<'_>,
         agent: &Bound<'_, PyAny>,
         url: &Bound<'_, PyAny>,
+        profile: Option<&str>,
     ) -> PyResult<bool> {
+        if profile.is_some() {
+            return Ok(self.explain(py, agent, url, profile)?.allowed);
+        }
         let (agent, url) = (bytes_of(agent, "agent")?, bytes_of(url, "url")?);
         Ok(py.detach(|| self.parsed.borrow_dependent().verdict(&agent, &url).allowed))
     }
 
-    /// The answer with the rule that decided it (as `robots-census check --json`).
+    /// The answer with the rule that decided it (as `robots-census check --json`, with
+    /// `--profile` when `profile` is given). A profile other than the families read from
+    /// Google's model (google, google-production, rfc9309, bing, applebot, baidu) parses
+    /// the body again for its family on every call: for many questions, use `readings`.
+    #[pyo3(signature = (agent, url, profile=None))]
     fn explain(
         &self,
         py: Python<'_>,
         agent: &Bound<'_, PyAny>,
         url: &Bound<'_, PyAny>,
+        profile: Option<&str>,
     ) -> PyResult<Verdict> {
+        let profile = profile_of(profile)?;
         let (agent, url) = (bytes_of(agent, "agent")?, bytes_of(url, "url")?);
         Ok(py.detach(|| {
-            let verdict = self.parsed.borrow_dependent().verdict(&agent, &url);
-            Verdict::of(&agent, &url, &verdict)
+            if profile == Profile::Google {
+                let verdict = self.parsed.borrow_dependent().verdict(&agent, &url);
+                return Verdict::of(&agent, &url, &verdict);
+            }
+            let (agent, url) = (lossy(&agent), lossy(&url));
+            let reads =
+                Interpretations::new(self.parsed.borrow_owner(), self.parsed.borrow_dependent());
+            Verdict::of_answer(&agent, &url, profile, reads.answer(profile, &agent, &url))
+        }))
+    }
+
+    /// Every (agent, URL, profile) answer, each family's parse of the body built once
+    /// for the call: `profiles` None means all of them, in `PROFILES` order.
+    #[pyo3(signature = (agents, urls, profiles=None))]
+    fn readings(
+        &self,
+        py: Python<'_>,
+        agents: Vec<String>,
+        urls: Vec<String>,
+        profiles: Option<Vec<String>>,
+    ) -> PyResult<Vec<Verdict>> {
+        let profiles = match profiles {
+            None => Profile::ALL.to_vec(),
+            Some(names) => names
+                .iter()
+                .map(|n| profile_of(Some(n)))
+                .collect::<PyResult<Vec<_>>>()?,
+        };
+        Ok(py.detach(|| {
+            let reads =
+                Interpretations::new(self.parsed.borrow_owner(), self.parsed.borrow_dependent());
+            let mut out = Vec::with_capacity(profiles.len() * agents.len() * urls.len());
+            for &profile in &profiles {
+                for agent in &agents {
+                    for url in &urls {
+                        out.push(Verdict::of_answer(
+                            agent,
+                            url,
+                            profile,
+                            reads.answer(profile, agent, url),
+                        ));
+                    }
+                }
+            }
+            out
         }))
     }
 
@@ -455,6 +542,12 @@ pyo3::create_exception!(
     "A run that ended with exit 2 (usage error, output not writable, --strict) or 130 (interrupted): args are (message, exit_code), the message as the CLI prints it."
 );
 
+/// The interpretation profiles `explain`, `allowed` and `readings` take, Google's first.
+#[pyfunction]
+fn profiles() -> Vec<&'static str> {
+    Profile::ALL.iter().map(|p| p.name()).collect()
+}
+
 /// The version of the robots-census release this module belongs to.
 #[pyfunction]
 fn version() -> &'static str {
@@ -465,7 +558,7 @@ fn version() -> &'static str {
 mod _native {
     #[pymodule_export]
     use super::{
-        check_many, run_args, version, Finding, Group, RobotsTxt, RunError, Sitemap, Verdict,
-        VerdictBatch,
+        check_many, profiles, run_args, version, Finding, Group, RobotsTxt, RunError, Sitemap,
+        Verdict, VerdictBatch,
     };
 }

@@ -227,3 +227,47 @@ def test_the_stub_types_the_module(tmp_path):
     assert checked.returncode == 0, checked.stdout + checked.stderr
     refused = subprocess.run(mypy + [str(bad)], capture_output=True, text=True, env=env)
     assert refused.returncode == 1 and "Incompatible types" in refused.stdout, refused.stdout
+
+
+def test_profiles_answer_as_the_libraries():
+    """`explain(..., profile=)` and `readings` against urllib.robotparser and Protego,
+    asked as those libraries' fetch paths ask them, on corpus bodies."""
+    import urllib.robotparser
+
+    from protego import Protego
+
+    assert robots_census.PROFILES[0] == "google" and "urllib" in robots_census.PROFILES
+    agents = ["GPTBot", "Googlebot", "CCBot", "bingbot"]
+    compared = 0
+    for path in sample_files(40):
+        body = path.read_bytes()
+        try:
+            text = body.decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+        robots = RobotsTxt(body)
+        rp = urllib.robotparser.RobotFileParser()
+        rp.parse(text.splitlines())
+        pr = Protego.parse(text)
+        urls = ["https://example.com/", "https://example.com/private/x", "https://example.com/a?b=1"]
+        readings = robots.readings(agents, urls, ["urllib", "protego", "google"])
+        assert len(readings) == 3 * len(agents) * len(urls)
+        by_key = {(v.profile, v.agent, v.url): v for v in readings}
+        for agent in agents:
+            for url in urls:
+                assert by_key[("urllib", agent, url)].allowed == rp.can_fetch(agent, url), (path, agent, url)
+                assert by_key[("protego", agent, url)].allowed == pr.can_fetch(url, agent), (path, agent, url)
+                google = robots.explain(agent, url)
+                assert google.profile == "google"
+                assert by_key[("google", agent, url)].allowed == google.allowed
+                assert robots.allowed(agent, url, profile="urllib") == rp.can_fetch(agent, url)
+                one = robots.explain(agent, url, profile="protego")
+                assert (one.profile, one.allowed) == ("protego", pr.can_fetch(url, agent))
+                compared += 1
+    assert compared > 300, compared
+    try:
+        RobotsTxt(b"").explain("a", "/", profile="bingo")
+    except ValueError as e:
+        assert "bingo" in str(e)
+    else:
+        raise AssertionError("an unknown profile is a ValueError")
