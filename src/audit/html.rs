@@ -5,7 +5,7 @@
 
 use std::fmt::Write;
 
-use super::Audit;
+use super::{Audit, VerdictRow};
 use crate::robots::Scope;
 
 const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:2em;color:#222}\
@@ -54,6 +54,27 @@ fn table(out: &mut String, id: &str, caption: &str, header: &[&str], rows: &[Vec
     out.push_str("</tbody>\n</table>\n");
 }
 
+/// The cells of one answer: agent, URL, verdict, line, rule, scope (escaped).
+fn verdict_cells(v: &VerdictRow) -> Vec<String> {
+    let (class, answer) = if v.allowed {
+        ("allowed", "ALLOWED")
+    } else {
+        ("disallowed", "DISALLOWED")
+    };
+    let rule = match (v.directive, &v.pattern) {
+        (Some(d), Some(p)) => format!("{d} <code>{}</code>", escape(p)),
+        _ => "no matching rule".to_owned(),
+    };
+    vec![
+        escape(&v.agent),
+        format!("<code>{}</code>", escape(&v.url)),
+        format!("<span class=\"{class}\">{answer}</span>"),
+        v.line.to_string(),
+        rule,
+        escape(v.scope.describe()),
+    ]
+}
+
 pub fn render(a: &Audit) -> String {
     let mut out = format!(
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
@@ -94,24 +115,9 @@ pub fn render(a: &Audit) -> String {
         .verdicts
         .iter()
         .map(|v| {
-            let (class, answer) = if v.allowed {
-                ("allowed", "ALLOWED")
-            } else {
-                ("disallowed", "DISALLOWED")
-            };
-            let rule = match (v.directive, &v.pattern) {
-                (Some(d), Some(p)) => format!("{d} <code>{}</code>", escape(p)),
-                _ => "no matching rule".to_owned(),
-            };
-            vec![
-                escape(&v.agent),
-                format!("<code>{}</code>", escape(&v.url)),
-                format!("<span class=\"{class}\">{answer}</span>"),
-                v.line.to_string(),
-                rule,
-                escape(v.scope.describe()),
-                if v.rfc_differs { "differs" } else { "same" }.to_owned(),
-            ]
+            let mut cells = verdict_cells(v);
+            cells.push(if v.rfc_differs { "differs" } else { "same" }.to_owned());
+            cells
         })
         .collect();
     table(
@@ -178,26 +184,10 @@ pub fn render(a: &Audit) -> String {
         .other_readings
         .iter()
         .map(|r| {
-            let v = &r.verdict;
-            let (class, answer) = if v.allowed {
-                ("allowed", "ALLOWED")
-            } else {
-                ("disallowed", "DISALLOWED")
-            };
-            let rule = match (v.directive, &v.pattern) {
-                (Some(d), Some(p)) => format!("{d} <code>{}</code>", escape(p)),
-                _ => "no matching rule".to_owned(),
-            };
-            vec![
-                escape(r.profile.name()),
-                escape(&v.agent),
-                format!("<code>{}</code>", escape(&v.url)),
-                format!("<span class=\"{class}\">{answer}</span>"),
-                v.line.to_string(),
-                rule,
-                escape(v.scope.describe()),
-                escape(r.profile.how_it_differs()),
-            ]
+            let mut cells = vec![escape(r.profile.name())];
+            cells.extend(verdict_cells(&r.verdict));
+            cells.push(escape(r.profile.how_it_differs()));
+            cells
         })
         .collect();
     table(

@@ -17,6 +17,15 @@ pub enum RuleKind {
 }
 
 impl RuleKind {
+    /// Allow for `true`, Disallow for `false`.
+    pub fn of(allow: bool) -> Self {
+        if allow {
+            RuleKind::Allow
+        } else {
+            RuleKind::Disallow
+        }
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             RuleKind::Allow => "allow",

@@ -18,6 +18,18 @@ pub struct Answer {
 }
 
 impl Answer {
+    /// `kind`'s rule at `line` (its pattern as the family compares it) decided: allowed
+    /// exactly when it is an Allow.
+    pub fn decided(kind: RuleKind, line: u32, pattern: String, scope: Scope) -> Self {
+        Answer {
+            allowed: kind == RuleKind::Allow,
+            line,
+            pattern: Some(pattern),
+            directive: Some(kind),
+            scope,
+        }
+    }
+
     /// No rule decided: allowed, under `scope`.
     pub fn no_rule(scope: Scope) -> Self {
         Answer {

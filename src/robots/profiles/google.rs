@@ -75,6 +75,12 @@ fn from_verdict(verdict: Verdict<'_>) -> Answer {
     }
 }
 
+/// `rule` of the Google model decided.
+fn decided_by(rule: &Rule<'_>, scope: Scope) -> Answer {
+    let pattern = String::from_utf8_lossy(&rule.pattern).into_owned();
+    Answer::decided(rule.kind, rule.line, pattern, scope)
+}
+
 /// robots.cc's verdict for `fallback` read as `agent`'s: the scope says so.
 fn fallback(doc: &RobotsTxt<'_>, fallback: &str, path: &UrlPath<'_>) -> Answer {
     let mut answer = from_verdict(doc.verdict_for_path(fallback.as_bytes(), path));
@@ -133,13 +139,7 @@ fn first_match(doc: &RobotsTxt<'_>, agent: &str, named: bool, path: &[u8]) -> An
         .filter(|r| !r.pattern.is_empty())
         .find(|r| matches(r.pattern_kind, &r.pattern, path));
     match decided {
-        Some(rule) => Answer {
-            allowed: rule.kind == RuleKind::Allow,
-            line: rule.line,
-            pattern: Some(String::from_utf8_lossy(&rule.pattern).into_owned()),
-            directive: Some(rule.kind),
-            scope,
-        },
+        Some(rule) => decided_by(rule, scope),
         None => Answer::no_rule(scope),
     }
 }
@@ -323,13 +323,7 @@ pub(super) fn rfc9309_answer(
         }
     }
     match best {
-        Some((_, rule)) => Answer {
-            allowed: rule.kind == RuleKind::Allow,
-            line: rule.line,
-            pattern: Some(String::from_utf8_lossy(&rule.pattern).into_owned()),
-            directive: Some(rule.kind),
-            scope,
-        },
+        Some((_, rule)) => decided_by(rule, scope),
         None => Answer::no_rule(scope),
     }
 }

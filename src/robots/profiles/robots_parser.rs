@@ -539,17 +539,7 @@ impl RobotsParserRobots {
         }
         match best {
             None => Answer::no_rule(scope),
-            Some(r) => Answer {
-                allowed: r.allow,
-                line: r.line,
-                pattern: Some(r.pattern.clone()),
-                directive: Some(if r.allow {
-                    RuleKind::Allow
-                } else {
-                    RuleKind::Disallow
-                }),
-                scope,
-            },
+            Some(r) => Answer::decided(RuleKind::of(r.allow), r.line, r.pattern.clone(), scope),
         }
     }
 

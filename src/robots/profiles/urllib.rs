@@ -49,17 +49,12 @@ impl Entry {
 
     fn allowance(&self, path: &str, scope: Scope) -> Answer {
         match self.first_match(path) {
-            Some(rule) => Answer {
-                allowed: rule.allowance,
-                line: rule.line,
-                pattern: Some(rule.path.clone()),
-                directive: Some(if rule.allowance {
-                    RuleKind::Allow
-                } else {
-                    RuleKind::Disallow
-                }),
+            Some(rule) => Answer::decided(
+                RuleKind::of(rule.allowance),
+                rule.line,
+                rule.path.clone(),
                 scope,
-            },
+            ),
             None => Answer::no_rule(scope),
         }
     }

@@ -154,13 +154,12 @@ impl YandexRobots {
             }
         }
         match best {
-            Some(rule) => Answer {
-                allowed: rule.kind == RuleKind::Allow,
-                line: rule.line,
-                pattern: Some(String::from_utf8_lossy(&rule.pattern).into_owned()),
-                directive: Some(rule.kind),
+            Some(rule) => Answer::decided(
+                rule.kind,
+                rule.line,
+                String::from_utf8_lossy(&rule.pattern).into_owned(),
                 scope,
-            },
+            ),
             None => Answer::no_rule(scope),
         }
     }

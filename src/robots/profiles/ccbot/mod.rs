@@ -389,17 +389,10 @@ impl CcbotRobots {
             None => Answer::no_rule(sel.scope),
             Some(i) => {
                 let r = &self.rules[i];
-                Answer {
-                    allowed,
-                    line: r.line,
-                    pattern: Some(r.path.clone()),
-                    directive: Some(if r.allow {
-                        RuleKind::Allow
-                    } else {
-                        RuleKind::Disallow
-                    }),
-                    scope: sel.scope,
-                }
+                // The decider is an Allow exactly when an Allow is among the longest
+                // matches (the loop above switches to the first such Allow).
+                debug_assert_eq!(allowed, r.allow);
+                Answer::decided(RuleKind::of(r.allow), r.line, r.path.clone(), sel.scope)
             }
         }
     }

@@ -422,13 +422,7 @@ impl ProtegoRobots {
         for &r in &set.rules {
             let rule = &self.rules[r as usize];
             if rule.matches(path) {
-                return Answer {
-                    allowed: rule.kind == RuleKind::Allow,
-                    line: rule.line,
-                    pattern: Some(rule.pattern.clone()),
-                    directive: Some(rule.kind),
-                    scope,
-                };
+                return Answer::decided(rule.kind, rule.line, rule.pattern.clone(), scope);
             }
         }
         Answer::no_rule(scope)
