@@ -24,7 +24,7 @@
 
 WITH s AS (
     SELECT *, status_class IN ('Robots.txt with rules', 'Robots.txt no rules') AS is_robots
-    FROM read_parquet('out/sites/*/*.parquet')
+    FROM sites
     WHERE status_class <> 'No robots.txt capture'
 ),
 c AS (
@@ -43,8 +43,8 @@ c AS (
 )
 SELECT crawl, agent, sites, robots_sites,
        fully, fully_named, fully_star,
-       round(100.0 * fully / nullif(robots_sites, 0), 2) AS fully_pct,
+       round(100.0 * CAST(fully AS DOUBLE) / nullif(robots_sites, 0), 2) AS fully_pct,
        partially, partially_named, partially_star,
-       round(100.0 * partially / nullif(robots_sites, 0), 2) AS partially_pct
+       round(100.0 * CAST(partially AS DOUBLE) / nullif(robots_sites, 0), 2) AS partially_pct
 FROM c
 ORDER BY crawl, agent;

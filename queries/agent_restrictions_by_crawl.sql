@@ -35,7 +35,7 @@
 WITH s AS (
     SELECT *, status_class IN ('Robots.txt with rules', 'Robots.txt no rules') AS is_robots,
            status_class = 'HTTP allow all' AND http_status = 404 AS is_404
-    FROM read_parquet('out/sites/*/*.parquet')
+    FROM sites
     WHERE rank IS NOT NULL AND status_class <> 'No robots.txt capture'
 )
 SELECT crawl,

@@ -22,25 +22,26 @@
 
 WITH s AS (
     SELECT DISTINCT crawl, site, doc_id, rank
-    FROM read_parquet('out/sites/*/*.parquet')
+    FROM sites
     WHERE status_class IN ('Robots.txt with rules', 'Robots.txt no rules')
 ),
 named AS (
     SELECT DISTINCT s.crawl, s.site, s.rank, lower(g.ua) AS useragent
     FROM s
     JOIN (SELECT doc_id, unnest(user_agents) AS ua
-          FROM read_parquet('out/groups/*/*.parquet')) g USING (doc_id)
+          FROM groups) g USING (doc_id)
 ),
 strata AS (
     SELECT * FROM (VALUES ('1k', 1000, 1), ('10k', 10000, 2), ('50k', 50000, 3),
                           ('100k', 100000, 4), ('1M', 1000000, 5),
                           ('2M', 9223372036854775807, 6), ('all', NULL, 7)) AS t("top-k", k, pos)
 )
-SELECT TRY_CAST(regexp_extract(n.crawl, '^CC-MAIN-(\d{4})-', 1) AS INTEGER) AS year,
+SELECT CASE WHEN regexp_like(n.crawl, '^CC-MAIN-[0-9]{4}-')
+            THEN CAST(substr(n.crawl, 9, 4) AS INTEGER) END AS year,
        st."top-k",
        n.useragent,
        count(DISTINCT n.site) AS cnt
 FROM named n
 JOIN strata st ON st.k IS NULL OR n.rank <= st.k
 GROUP BY year, st."top-k", st.pos, n.useragent
-ORDER BY year, st.pos, cnt DESC, n.useragent;
+ORDER BY year NULLS LAST, st.pos, cnt DESC, n.useragent;

@@ -30,15 +30,15 @@
 
 WITH latest AS (
     SELECT *
-    FROM read_parquet('out/documents/*/*.parquet')
+    FROM documents
     WHERE host IS NOT NULL
-      AND regexp_matches(url, '^https?://[^/?#]+/([^?#]*/)?robots\.txt([?#]|$)', 'i')
+      AND regexp_like(url, '(?i)^https?://[^/?#]+/([^?#]*/)?robots\.txt([?#]|$)')
     QUALIFY row_number() OVER (
         PARTITION BY host ORDER BY fetch_time DESC NULLS LAST, doc_id DESC) = 1
 ),
 a AS (
     SELECT ag.*
-    FROM read_parquet('out/agents/*/*.parquet') ag
+    FROM agents ag
     JOIN latest USING (doc_id)
 ),
 counts AS (
@@ -61,9 +61,9 @@ SELECT agent, hosts, robots_hosts,
        full_disallow, full_named, full_star,
        partial_disallow, partial_named, partial_star,
        named,
-       round(100.0 * full_disallow / nullif(robots_hosts, 0), 2) AS full_disallow_pct,
-       round(100.0 * partial_disallow / nullif(robots_hosts, 0), 2) AS partial_disallow_pct,
-       round(100.0 * named / nullif(robots_hosts, 0), 2) AS named_pct,
+       round(100.0 * CAST(full_disallow AS DOUBLE) / nullif(robots_hosts, 0), 2) AS full_disallow_pct,
+       round(100.0 * CAST(partial_disallow AS DOUBLE) / nullif(robots_hosts, 0), 2) AS partial_disallow_pct,
+       round(100.0 * CAST(named AS DOUBLE) / nullif(robots_hosts, 0), 2) AS named_pct,
        unreachable_hosts
 FROM counts
 ORDER BY full_disallow DESC, partial_disallow DESC, agent;

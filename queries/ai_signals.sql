@@ -17,15 +17,15 @@
 
 WITH latest AS (
     SELECT *
-    FROM read_parquet('out/documents/*/*.parquet')
+    FROM documents
     WHERE host IS NOT NULL
-      AND regexp_matches(url, '^https?://[^/?#]+/([^?#]*/)?robots\.txt([?#]|$)', 'i')
+      AND regexp_like(url, '(?i)^https?://[^/?#]+/([^?#]*/)?robots\.txt([?#]|$)')
     QUALIFY row_number() OVER (
         PARTITION BY crawl, host ORDER BY fetch_time DESC NULLS LAST, doc_id DESC) = 1
 ),
 s AS (
     SELECT l.crawl, l.host, lower(ru.key) AS signal, ru.value
-    FROM read_parquet('out/rules/*/*.parquet') ru
+    FROM rules ru
     JOIN latest l USING (doc_id)
     WHERE lower(ru.key) IN ('content-signal', 'content-signals', 'content-usage', 'llm-policy',
                             'disallowaitraining', 'clean-param', 'host')

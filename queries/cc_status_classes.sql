@@ -23,13 +23,13 @@
 -- "No robots.txt capture" is only known for ranked sites. See schemas/README.md for
 -- every definition (deciding capture, redirects, precedence, MIME filter).
 
-WITH sites AS (
+WITH ranked AS (
     SELECT DISTINCT crawl, site, status_class, rank
-    FROM read_parquet('out/sites/*/*.parquet')
+    FROM sites
     WHERE rank IS NOT NULL
 ),
 crawls AS (
-    SELECT DISTINCT crawl FROM read_parquet('out/sites/*/*.parquet')
+    SELECT DISTINCT crawl FROM sites
 ),
 strata AS (
     SELECT * FROM (VALUES ('1k', 1000, 1), ('10k', 10000, 2), ('50k', 50000, 3),
@@ -38,25 +38,47 @@ strata AS (
 ),
 weeks AS (
     SELECT crawl,
-           TRY_CAST(regexp_extract(crawl, '^CC-MAIN-(\d{4})-(\d{2})$', 1) AS INTEGER) AS y,
-           TRY_CAST(regexp_extract(crawl, '^CC-MAIN-(\d{4})-(\d{2})$', 2) AS INTEGER) AS w
+           CASE WHEN regexp_like(crawl, '^CC-MAIN-[0-9]{4}-[0-9]{2}$')
+                THEN CAST(substr(crawl, 9, 4) AS INTEGER) END AS y,
+           CASE WHEN regexp_like(crawl, '^CC-MAIN-[0-9]{4}-[0-9]{2}$')
+                THEN CAST(substr(crawl, 14, 2) AS INTEGER) END AS w
     FROM crawls
+),
+counts AS (
+    -- Counted per crawl and stratum before the crawl x stratum grid is joined on:
+    -- grouping the grid (a DISTINCT subquery joined to the strata) by its crawl column
+    -- makes DataFusion 55 take crawl for a unique key of the result and drop st.pos
+    -- from the ORDER BY below.
+    SELECT s.crawl,
+           st.pos,
+           count(s.site) FILTER (WHERE s.status_class = 'No robots.txt capture') AS no_capture,
+           count(s.site) FILTER (WHERE s.status_class = 'HTTP forbidden') AS forbidden,
+           count(s.site) FILTER (WHERE s.status_class = 'HTTP defer visits') AS defer_visits,
+           count(s.site) FILTER (WHERE s.status_class = 'HTTP allow all') AS allow_all,
+           count(s.site) FILTER (WHERE s.status_class = 'HTTP redirect not resolved') AS redirect,
+           count(s.site) FILTER (WHERE s.status_class = 'MIME not a robots.txt') AS mime,
+           count(s.site) FILTER (WHERE s.status_class = 'Robots.txt no rules') AS no_rules,
+           count(s.site) FILTER (WHERE s.status_class = 'Robots.txt with rules') AS with_rules
+    FROM ranked s
+    JOIN strata st ON s.rank <= st.k
+    GROUP BY s.crawl, st.pos
 )
-SELECT c.crawl,
+SELECT wk.crawl,
        st."top-k",
-       count(s.site) FILTER (WHERE s.status_class = 'No robots.txt capture') AS "No robots.txt capture",
-       count(s.site) FILTER (WHERE s.status_class = 'HTTP forbidden') AS "HTTP forbidden",
-       count(s.site) FILTER (WHERE s.status_class = 'HTTP defer visits') AS "HTTP defer visits",
-       count(s.site) FILTER (WHERE s.status_class = 'HTTP allow all') AS "HTTP allow all",
-       count(s.site) FILTER (WHERE s.status_class = 'HTTP redirect not resolved') AS "HTTP redirect not resolved",
-       count(s.site) FILTER (WHERE s.status_class = 'MIME not a robots.txt') AS "MIME not a robots.txt",
-       count(s.site) FILTER (WHERE s.status_class = 'Robots.txt no rules') AS "Robots.txt no rules",
-       count(s.site) FILTER (WHERE s.status_class = 'Robots.txt with rules') AS "Robots.txt with rules",
-       -- ISO week w of year y starts (w - 1) weeks after the Monday of the week of January 4th.
-       any_value(make_date(wk.y, 1, 4) - CAST(isodow(make_date(wk.y, 1, 4)) - 1 AS INTEGER) + (wk.w - 1) * 7) AS dt
-FROM crawls c
-JOIN weeks wk USING (crawl)
+       coalesce(n.no_capture, 0) AS "No robots.txt capture",
+       coalesce(n.forbidden, 0) AS "HTTP forbidden",
+       coalesce(n.defer_visits, 0) AS "HTTP defer visits",
+       coalesce(n.allow_all, 0) AS "HTTP allow all",
+       coalesce(n.redirect, 0) AS "HTTP redirect not resolved",
+       coalesce(n.mime, 0) AS "MIME not a robots.txt",
+       coalesce(n.no_rules, 0) AS "Robots.txt no rules",
+       coalesce(n.with_rules, 0) AS "Robots.txt with rules",
+       -- ISO week w of year y starts (w - 1) weeks after the Monday of the week of January 4th
+       -- (dow: 0 = Sunday .. 6 = Saturday, so (dow + 6) % 7 days after that Monday).
+       make_date(wk.y, 1, 4)
+           - CAST((extract(dow FROM make_date(wk.y, 1, 4)) + 6) % 7 AS INTEGER)
+           + (wk.w - 1) * 7 AS dt
+FROM weeks wk
 CROSS JOIN strata st
-LEFT JOIN sites s ON s.crawl = c.crawl AND s.rank <= st.k
-GROUP BY c.crawl, st."top-k", st.pos
-ORDER BY c.crawl, st.pos;
+LEFT JOIN counts n ON n.crawl = wk.crawl AND n.pos = st.pos
+ORDER BY wk.crawl, st.pos;

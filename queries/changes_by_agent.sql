@@ -31,21 +31,28 @@ WITH s AS (
     SELECT crawl, site, agent,
            coalesce(status_class IN ('Robots.txt with rules', 'Robots.txt no rules')
                     AND NOT root_allowed, false) AS fully
-    FROM read_parquet('out/sites/*/*.parquet')
+    FROM sites
     WHERE status_class <> 'No robots.txt capture'
 ),
 crawls AS (
     SELECT crawl AS from_crawl, lead(crawl) OVER (ORDER BY crawl) AS to_crawl
-    FROM (SELECT DISTINCT crawl FROM read_parquet('out/sites/*/*.parquet'))
+    FROM (SELECT DISTINCT crawl FROM sites) AS d
+),
+pairs AS (
+    -- Grouped by a.crawl and b.crawl (equal to c.from_crawl and c.to_crawl by the joins):
+    -- grouping by the DISTINCT subquery's column makes DataFusion 55 take from_crawl for a
+    -- unique key of the result and drop `agent` from the ORDER BY below.
+    SELECT a.crawl AS from_crawl,
+           b.crawl AS to_crawl,
+           a.agent,
+           count(*) FILTER (WHERE b.fully AND NOT a.fully) AS blocks_added,
+           count(*) FILTER (WHERE a.fully AND NOT b.fully) AS blocks_removed
+    FROM crawls c
+    JOIN s a ON a.crawl = c.from_crawl
+    JOIN s b ON b.crawl = c.to_crawl AND b.site = a.site AND b.agent = a.agent
+    GROUP BY a.crawl, b.crawl, a.agent
 )
-SELECT c.from_crawl,
-       c.to_crawl,
-       a.agent,
-       count(*) FILTER (WHERE b.fully AND NOT a.fully) AS blocks_added,
-       count(*) FILTER (WHERE a.fully AND NOT b.fully) AS blocks_removed,
+SELECT from_crawl, to_crawl, agent, blocks_added, blocks_removed,
        blocks_added - blocks_removed AS net
-FROM crawls c
-JOIN s a ON a.crawl = c.from_crawl
-JOIN s b ON b.crawl = c.to_crawl AND b.site = a.site AND b.agent = a.agent
-GROUP BY c.from_crawl, c.to_crawl, a.agent
-ORDER BY c.from_crawl, a.agent;
+FROM pairs
+ORDER BY from_crawl, agent;

@@ -24,7 +24,7 @@ SELECT source,
        count(*) FILTER (WHERE doc_id IS NOT NULL) AS on_documents,
        min(file_offset) AS first_offset,
        min(message) AS example
-FROM read_parquet('out/errors/*/*.parquet')
+FROM errors
 WHERE origin = 'input'
 GROUP BY source, code
 ORDER BY source, problems DESC, code;

@@ -20,8 +20,8 @@
 
 WITH docs AS (
     SELECT *
-    FROM read_parquet('out/documents/*/*.parquet')
-    WHERE regexp_matches(url, '^https?://[^/?#]+/([^?#]*/)?robots\.txt([?#]|$)', 'i')
+    FROM documents
+    WHERE regexp_like(url, '(?i)^https?://[^/?#]+/([^?#]*/)?robots\.txt([?#]|$)')
 ),
 latest AS (
     SELECT *
@@ -37,7 +37,7 @@ SELECT e.code,
        count(DISTINCT d.host) AS hosts,
        count(DISTINCT l.host) AS latest_hosts,
        min(e.excerpt) AS example
-FROM read_parquet('out/errors/*/*.parquet') e
+FROM errors e
 JOIN docs d USING (doc_id)
 LEFT JOIN latest l USING (doc_id)
 WHERE e.origin = 'lint'

@@ -20,15 +20,15 @@
 
 WITH latest AS (
     SELECT *
-    FROM read_parquet('out/documents/*/*.parquet')
+    FROM documents
     WHERE host IS NOT NULL
-      AND regexp_matches(url, '^https?://[^/?#]+/([^?#]*/)?robots\.txt([?#]|$)', 'i')
+      AND regexp_like(url, '(?i)^https?://[^/?#]+/([^?#]*/)?robots\.txt([?#]|$)')
     QUALIFY row_number() OVER (
         PARTITION BY crawl, host ORDER BY fetch_time DESC NULLS LAST, doc_id DESC) = 1
 ),
 r AS (
     SELECT rd.*
-    FROM read_parquet('out/readings/*/*.parquet') rd
+    FROM readings rd
     JOIN latest USING (doc_id)
 ),
 g AS (
@@ -39,8 +39,8 @@ SELECT r.crawl, r.agent, r.profile,
        count(*) FILTER (WHERE r.probe_class = 'full') AS full,
        count(*) FILTER (WHERE r.probe_class = 'partial') AS partial,
        count(*) FILTER (WHERE r.probe_class = 'none') AS none,
-       round(100.0 * count(*) FILTER (WHERE r.probe_class = 'full') / count(*), 2) AS full_pct,
-       round(100.0 * count(*) FILTER (WHERE r.probe_class = 'partial') / count(*), 2) AS partial_pct,
+       round(100.0 * CAST(count(*) FILTER (WHERE r.probe_class = 'full') AS DOUBLE) / count(*), 2) AS full_pct,
+       round(100.0 * CAST(count(*) FILTER (WHERE r.probe_class = 'partial') AS DOUBLE) / count(*), 2) AS partial_pct,
        CASE WHEN count(g.google_class) > 0
             THEN count(*) FILTER (WHERE r.probe_class <> g.google_class) END AS differs_from_google
 FROM r

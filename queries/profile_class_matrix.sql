@@ -17,15 +17,15 @@
 
 WITH latest AS (
     SELECT *
-    FROM read_parquet('out/documents/*/*.parquet')
+    FROM documents
     WHERE host IS NOT NULL
-      AND regexp_matches(url, '^https?://[^/?#]+/([^?#]*/)?robots\.txt([?#]|$)', 'i')
+      AND regexp_like(url, '(?i)^https?://[^/?#]+/([^?#]*/)?robots\.txt([?#]|$)')
     QUALIFY row_number() OVER (
         PARTITION BY crawl, host ORDER BY fetch_time DESC NULLS LAST, doc_id DESC) = 1
 ),
 r AS (
     SELECT rd.*
-    FROM read_parquet('out/readings/*/*.parquet') rd
+    FROM readings rd
     JOIN latest USING (doc_id)
 )
 SELECT p.crawl, p.agent, p.profile,

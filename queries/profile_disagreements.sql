@@ -17,9 +17,9 @@
 
 WITH latest AS (
     SELECT *
-    FROM read_parquet('out/documents/*/*.parquet')
+    FROM documents
     WHERE host IS NOT NULL
-      AND regexp_matches(url, '^https?://[^/?#]+/([^?#]*/)?robots\.txt([?#]|$)', 'i')
+      AND regexp_like(url, '(?i)^https?://[^/?#]+/([^?#]*/)?robots\.txt([?#]|$)')
     QUALIFY row_number() OVER (
         PARTITION BY crawl, host ORDER BY fetch_time DESC NULLS LAST, doc_id DESC) = 1
 )
@@ -29,7 +29,7 @@ SELECT l.crawl, l.host, r.agent, r.doc_id,
                   ', ' ORDER BY r.profile) AS readings,
        count(*) FILTER (WHERE r.probe_class = 'full') AS profiles_full,
        count(*) FILTER (WHERE r.probe_class = 'none') AS profiles_none
-FROM read_parquet('out/readings/*/*.parquet') r
+FROM readings r
 JOIN latest l USING (doc_id)
 WHERE r.interpretation_sensitive
   AND r.agent IN ('GPTBot', 'ChatGPT-User', 'OAI-SearchBot', 'ClaudeBot', 'Claude-Web',

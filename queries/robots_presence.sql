@@ -22,9 +22,9 @@
 
 WITH latest AS (
     SELECT *
-    FROM read_parquet('out/documents/*/*.parquet')
+    FROM documents
     WHERE host IS NOT NULL
-      AND regexp_matches(url, '^https?://[^/?#]+/([^?#]*/)?robots\.txt([?#]|$)', 'i')
+      AND regexp_like(url, '(?i)^https?://[^/?#]+/([^?#]*/)?robots\.txt([?#]|$)')
     QUALIFY row_number() OVER (
         PARTITION BY host ORDER BY fetch_time DESC NULLS LAST, doc_id DESC) = 1
 ),
@@ -44,7 +44,7 @@ outcomes AS (
 )
 SELECT outcome,
        count(*) AS hosts,
-       round(100.0 * count(*) / sum(count(*)) OVER (), 2) AS hosts_pct,
+       round(100.0 * CAST(count(*) AS DOUBLE) / sum(count(*)) OVER (), 2) AS hosts_pct,
        count(*) FILTER (WHERE outcome = 'robots_txt' AND looks_like_html) AS robots_txt_html,
        count(*) FILTER (WHERE outcome = 'robots_txt' AND n_groups = 0) AS robots_txt_empty
 FROM outcomes

@@ -16,6 +16,6 @@
 SELECT crawl,
        status_class,
        count(DISTINCT site) AS sites
-FROM read_parquet('out/sites/*/*.parquet')
+FROM sites
 GROUP BY crawl, status_class
 ORDER BY crawl, status_class;

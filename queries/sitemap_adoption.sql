@@ -25,9 +25,9 @@
 
 WITH latest AS (
     SELECT *
-    FROM read_parquet('out/documents/*/*.parquet')
+    FROM documents
     WHERE host IS NOT NULL
-      AND regexp_matches(url, '^https?://[^/?#]+/([^?#]*/)?robots\.txt([?#]|$)', 'i')
+      AND regexp_like(url, '(?i)^https?://[^/?#]+/([^?#]*/)?robots\.txt([?#]|$)')
     QUALIFY row_number() OVER (
         PARTITION BY host ORDER BY fetch_time DESC NULLS LAST, doc_id DESC) = 1
 ),
@@ -42,7 +42,7 @@ per_host AS (
            count(s.line) FILTER (WHERE s.is_absolute AND s.same_host) AS same_host,
            count(s.line) FILTER (WHERE s.is_absolute AND NOT s.same_host) AS cross_host
     FROM parsed p
-    LEFT JOIN read_parquet('out/sitemaps/*/*.parquet') s USING (doc_id)
+    LEFT JOIN sitemaps s USING (doc_id)
     GROUP BY p.host
 ),
 measures AS (
@@ -62,7 +62,7 @@ measures AS (
 )
 SELECT measure,
        hosts,
-       round(100.0 * hosts / nullif((SELECT count(*) FROM per_host), 0), 2) AS hosts_pct,
+       round(100.0 * CAST(hosts AS DOUBLE) / nullif((SELECT count(*) FROM per_host), 0), 2) AS hosts_pct,
        coalesce(sitemap_lines, 0) AS sitemap_lines
 FROM measures
 ORDER BY o;

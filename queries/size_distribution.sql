@@ -20,15 +20,15 @@
 
 WITH docs AS (
     SELECT *
-    FROM read_parquet('out/documents/*/*.parquet')
-    WHERE regexp_matches(url, '^https?://[^/?#]+/([^?#]*/)?robots\.txt([?#]|$)', 'i')
+    FROM documents
+    WHERE regexp_like(url, '(?i)^https?://[^/?#]+/([^?#]*/)?robots\.txt([?#]|$)')
       AND record_kind <> 'revisit'
 ),
 latest AS (
     SELECT *
-    FROM read_parquet('out/documents/*/*.parquet')
+    FROM documents
     WHERE host IS NOT NULL
-      AND regexp_matches(url, '^https?://[^/?#]+/([^?#]*/)?robots\.txt([?#]|$)', 'i')
+      AND regexp_like(url, '(?i)^https?://[^/?#]+/([^?#]*/)?robots\.txt([?#]|$)')
     QUALIFY row_number() OVER (
         PARTITION BY host ORDER BY fetch_time DESC NULLS LAST, doc_id DESC) = 1
 ),
@@ -43,17 +43,29 @@ buckets(o, bucket, min_bytes, max_bytes) AS (
 parsed_latest AS (
     SELECT * FROM latest
     WHERE record_kind <> 'revisit' AND (http_status IS NULL OR http_status BETWEEN 200 AND 299)
+),
+-- Each bucket's counts by a join on its bounds (DataFusion 55 cannot run the correlated
+-- subqueries this query used, whose correlation is not an equality).
+capture_counts AS (
+    SELECT b.o,
+           count(d.doc_id) AS captures,
+           count(d.doc_id) FILTER (WHERE d.http_status IS NULL OR d.http_status BETWEEN 200 AND 299) AS parsed_captures,
+           count(d.doc_id) FILTER (WHERE d.body_size_is_lower_bound OR d.warc_truncated IS NOT NULL) AS lower_bound
+    FROM buckets b
+    LEFT JOIN docs d
+      ON d.body_size >= b.min_bytes AND (b.max_bytes IS NULL OR d.body_size <= b.max_bytes)
+    GROUP BY b.o
+),
+latest_counts AS (
+    SELECT b.o, count(d.doc_id) AS latest_hosts
+    FROM buckets b
+    LEFT JOIN parsed_latest d
+      ON d.body_size >= b.min_bytes AND (b.max_bytes IS NULL OR d.body_size <= b.max_bytes)
+    GROUP BY b.o
 )
 SELECT b.bucket, b.min_bytes, b.max_bytes,
-       (SELECT count(*) FROM docs d
-         WHERE d.body_size >= b.min_bytes AND (b.max_bytes IS NULL OR d.body_size <= b.max_bytes)) AS captures,
-       (SELECT count(*) FROM docs d
-         WHERE d.body_size >= b.min_bytes AND (b.max_bytes IS NULL OR d.body_size <= b.max_bytes)
-           AND (d.http_status IS NULL OR d.http_status BETWEEN 200 AND 299)) AS parsed_captures,
-       (SELECT count(*) FROM parsed_latest d
-         WHERE d.body_size >= b.min_bytes AND (b.max_bytes IS NULL OR d.body_size <= b.max_bytes)) AS latest_hosts,
-       (SELECT count(*) FROM docs d
-         WHERE d.body_size >= b.min_bytes AND (b.max_bytes IS NULL OR d.body_size <= b.max_bytes)
-           AND (d.body_size_is_lower_bound OR d.warc_truncated IS NOT NULL)) AS lower_bound
+       c.captures, c.parsed_captures, l.latest_hosts, c.lower_bound
 FROM buckets b
+JOIN capture_counts c ON c.o = b.o
+JOIN latest_counts l ON l.o = b.o
 ORDER BY b.o;

@@ -19,8 +19,8 @@
 
 WITH docs AS (
     SELECT *
-    FROM read_parquet('out/documents/*/*.parquet')
-    WHERE regexp_matches(url, '^https?://[^/?#]+/([^?#]*/)?robots\.txt([?#]|$)', 'i')
+    FROM documents
+    WHERE regexp_like(url, '(?i)^https?://[^/?#]+/([^?#]*/)?robots\.txt([?#]|$)')
 ),
 latest AS (
     SELECT *
@@ -32,7 +32,7 @@ latest AS (
 SELECT d.status_class,
        d.http_status,
        count(*) AS captures,
-       round(100.0 * count(*) / sum(count(*)) OVER (), 2) AS captures_pct,
+       round(100.0 * CAST(count(*) AS DOUBLE) / sum(count(*)) OVER (), 2) AS captures_pct,
        count(DISTINCT d.host) AS hosts,
        count(l.doc_id) AS latest_hosts
 FROM docs d

@@ -18,9 +18,9 @@
 
 WITH latest AS (
     SELECT *
-    FROM read_parquet('out/documents/*/*.parquet')
+    FROM documents
     WHERE host IS NOT NULL
-      AND regexp_matches(url, '^https?://[^/?#]+/([^?#]*/)?robots\.txt([?#]|$)', 'i')
+      AND regexp_like(url, '(?i)^https?://[^/?#]+/([^?#]*/)?robots\.txt([?#]|$)')
     QUALIFY row_number() OVER (
         PARTITION BY host ORDER BY fetch_time DESC NULLS LAST, doc_id DESC) = 1
 ),
@@ -32,12 +32,12 @@ named AS (
     SELECT p.host, g.group_index,
            unnest(g.product_tokens) AS product_token,
            unnest(g.user_agents) AS user_agent
-    FROM read_parquet('out/groups/*/*.parquet') g
+    FROM groups g
     JOIN parsed p USING (doc_id)
 )
 SELECT product_token,
        count(DISTINCT host) AS hosts,
-       round(100.0 * count(DISTINCT host) / (SELECT count(*) FROM parsed), 2) AS hosts_pct,
+       round(100.0 * CAST(count(DISTINCT host) AS DOUBLE) / (SELECT count(*) FROM parsed), 2) AS hosts_pct,
        count(DISTINCT (host, group_index)) AS groups,
        min(user_agent) AS example_value
 FROM named

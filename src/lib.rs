@@ -11,6 +11,8 @@
 //! pipeline runs that flow over every input with rayon; config resolves what a run is asked.
 //! cli is the command layer: clap structs -> plain options -> a step -> an exit code.
 //! store reaches inputs on HTTP(S) servers and S3 (object_store, retries, request cap).
+//! output::catalog names the files of each table (finished tasks, fresh derived tables).
+//! study runs SQL over the tables by name in an embedded DataFusion (`query`).
 //! sites (a later step) reads the tables back: the deciding capture per crawl, site and agent.
 //! audit reports on one robots.txt for people (findings, verdicts, RFC 9309 vs Google).
 //! changes compares two crawls of the sites table: per-site changes, blocks per agent.
@@ -36,4 +38,5 @@ pub mod robots;
 pub mod sites;
 pub mod status;
 pub mod store;
+pub mod study;
 pub mod verdicts;

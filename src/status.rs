@@ -101,6 +101,8 @@ pub fn mark_complete(out: &OutTarget, status: &Status) -> Result<(), String> {
             status.done, status.tasks
         ));
     }
+    // Every task is done: the views name them all.
+    crate::output::views::write(out).map_err(|e| e.to_string())?;
     out.write_file(dataset::SUCCESS_FILE, status.to_json().as_bytes())
         .map_err(|e| e.to_string())
 }

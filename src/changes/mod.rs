@@ -31,6 +31,9 @@ pub enum ChangesError {
     NoSites(PathBuf),
     #[error("crawl {crawl:?} is not in the sites table (it has: {have})")]
     UnknownCrawl { crawl: String, have: String },
+    /// The sites table was made from another state of the dataset: which file, the fix.
+    #[error("{0}")]
+    Stale(String),
     #[error("--from and --to name the same crawl {0:?}")]
     SameCrawl(String),
     #[error("the sites table of {from} was made with {a} and that of {to} with {b}: rerun `robots-census sites`")]
@@ -138,9 +141,17 @@ pub fn run(out: &Path, from: &str, to: &str) -> Result<(Summary, PathBuf), Chang
     if from == to {
         return Err(ChangesError::SameCrawl(from.to_owned()));
     }
-    let mut writer = write::ChangesWriter::create(out, from, to)?;
+    let state = crate::output::catalog::Catalog::open_dir(out)
+        .map_err(SitesError::from)?
+        .state;
+    let mut writer = write::ChangesWriter::create(out, from, to, &state)?;
     match compare_into(out, from, to, &mut |c| writer.push(c)) {
-        Ok(summary) => Ok((summary, writer.commit()?)),
+        Ok(summary) => {
+            let path = writer.commit()?;
+            crate::output::views::write(&crate::output::OutTarget::Local(out.to_owned()))
+                .map_err(SitesError::from)?;
+            Ok((summary, path))
+        }
         Err(e) => {
             // No half-written file is left behind.
             writer.abandon();

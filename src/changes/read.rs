@@ -12,11 +12,12 @@ use arrow_array::cast::AsArray;
 use arrow_array::Array;
 
 use super::ChangesError;
+use crate::output::catalog::{Catalog, Entry};
 use crate::output::dataset::partition_dir;
 use crate::output::read::{batches, part_files};
 use crate::output::Table;
 use crate::sites::read::{opt, Columns, DocId};
-use crate::sites::StatusClass;
+use crate::sites::{SitesError, StatusClass};
 
 /// How a site's deciding capture treats one agent, in the sense of
 /// `queries/agent_restrictions_by_crawl.sql`.
@@ -86,11 +87,15 @@ pub struct CrawlSites {
 }
 
 /// The crawls of `<out>/sites/`, each with its part files (a crawl per file, as `sites` writes).
+/// A sites table made from another state of the dataset is refused (see
+/// [`crate::output::catalog`]).
 pub fn sites_crawls(out: &Path) -> Result<BTreeMap<String, Vec<PathBuf>>, ChangesError> {
-    let files = part_files(&out.join(Table::Sites.name()))?;
-    if files.is_empty() {
-        return Err(ChangesError::NoSites(out.to_owned()));
-    }
+    let catalog = Catalog::open_dir(out).map_err(SitesError::from)?;
+    let files = match catalog.entry(Table::Sites) {
+        Entry::Present(files) if !files.is_empty() => files.clone(),
+        Entry::Stale(why) => return Err(ChangesError::Stale(why.clone())),
+        _ => return Err(ChangesError::NoSites(out.to_owned())),
+    };
     let mut crawls: BTreeMap<String, Vec<PathBuf>> = BTreeMap::new();
     for path in files {
         let mut found = BTreeSet::new();

@@ -8,6 +8,7 @@ use arrow_array::RecordBatch;
 use super::diff::Change;
 use super::ChangesError;
 use crate::limits::STEP_BATCH_ROWS;
+use crate::output::catalog::DatasetState;
 use crate::output::dataset::partition_dir;
 use crate::output::Table;
 use crate::sites::write::TableFile;
@@ -33,9 +34,14 @@ pub struct ChangesWriter {
 impl ChangesWriter {
     /// Starts `<out>/changes/from_crawl=<a>/to_crawl=<b>/part-0.parquet` (under a
     /// temporary name until [`ChangesWriter::commit`]).
-    pub fn create(out: &Path, a: &str, b: &str) -> Result<Self, ChangesError> {
+    pub fn create(
+        out: &Path,
+        a: &str,
+        b: &str,
+        state: &DatasetState,
+    ) -> Result<Self, ChangesError> {
         Ok(ChangesWriter {
-            file: TableFile::create(&path(out, a, b), Table::Changes)?,
+            file: TableFile::create(&path(out, a, b), Table::Changes, state)?,
             columns: Default::default(),
             rows: 0,
             from: a.to_owned(),

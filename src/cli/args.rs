@@ -35,6 +35,65 @@ pub enum Command {
     Audit(AuditArgs),
     /// One self-contained HTML page of charts and tables from a run's tables (after `run`).
     Report(ReportArgs),
+    /// Run SQL over a dataset's tables by name (a file of queries/, yours, or -e).
+    Query(QueryArgs),
+}
+
+const QUERY_AFTER_HELP: &str = "\
+The dataset's tables are registered by name: documents, groups, rules, sitemaps, errors,
+verdicts, agents, readings (run --profiles), sites, ranks (robots-census sites) and
+changes (robots-census changes). Only finished tasks are read; a derived table made from
+another state of the dataset is refused. The statements of the SQL run in order; the
+last one's rows are written. See queries/README.md.
+
+Examples:
+  robots-census query out queries/ai_agent_blocking.sql
+  robots-census query out -e \"SELECT status_class, count(*) FROM documents GROUP BY 1\" --format csv
+
+Exit codes:
+  0  the rows were written
+  2  usage error, not a dataset, a table it lacks (or a stale one), an SQL error, or
+     the output cannot be written";
+
+/// Arguments of `robots-census query`.
+#[derive(Debug, clap::Args)]
+#[command(after_help = QUERY_AFTER_HELP)]
+pub struct QueryArgs {
+    /// The dataset: the --out of `robots-census run` (a local directory).
+    #[arg(value_name = "OUT")]
+    pub out: PathBuf,
+
+    /// A file of SQL statements (`-` for stdin).
+    #[arg(
+        value_name = "FILE.sql",
+        required_unless_present = "execute",
+        conflicts_with = "execute"
+    )]
+    pub file: Option<PathBuf>,
+
+    /// The SQL itself instead of a file.
+    #[arg(short = 'e', long = "execute", value_name = "SQL")]
+    pub execute: Option<String>,
+
+    /// How the rows are written.
+    #[arg(long, value_enum, default_value_t = crate::study::Format::Table)]
+    pub format: crate::study::Format,
+
+    /// Write the rows to FILE instead of stdout (required for --format parquet).
+    #[arg(short = 'o', long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+
+    /// Memory the engine may hold before it spills to disk, e.g. 256MiB, 4GiB.
+    #[arg(long, value_name = "SIZE", default_value = "1GiB")]
+    pub memory_limit: String,
+
+    /// Directory for spill files (default: the system's temporary directory).
+    #[arg(long, value_name = "DIR")]
+    pub spill_dir: Option<PathBuf>,
+
+    /// Threads (0 = one per core).
+    #[arg(long, default_value_t = 0)]
+    pub threads: usize,
 }
 
 const CHANGES_AFTER_HELP: &str = "\

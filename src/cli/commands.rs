@@ -6,7 +6,8 @@ use std::io::{Read, Write};
 use std::path::Path;
 
 use super::args::{
-    AuditArgs, ChangesArgs, CheckArgs, LintArgs, ReportArgs, RunArgs, SitesArgs, StatusArgs,
+    AuditArgs, ChangesArgs, CheckArgs, LintArgs, QueryArgs, ReportArgs, RunArgs, SitesArgs,
+    StatusArgs,
 };
 use super::Exit;
 use crate::config::RunConfig;
@@ -217,6 +218,39 @@ pub fn changes(args: &ChangesArgs) -> Exit {
         }
         Err(e) => fail(Exit::Usage, e),
     }
+}
+
+pub fn query(args: &QueryArgs) -> Exit {
+    match query_checked(args) {
+        Ok(()) => Exit::Success,
+        Err(message) => fail(Exit::Usage, message),
+    }
+}
+
+fn query_checked(args: &QueryArgs) -> Result<(), String> {
+    let options = args.options()?;
+    let (sql, name) = match (&args.execute, &args.file) {
+        (Some(sql), _) => (sql.clone(), "-e".to_owned()),
+        (None, Some(path)) if path.as_os_str() == "-" => {
+            let mut sql = String::new();
+            std::io::stdin()
+                .read_to_string(&mut sql)
+                .map_err(|e| format!("<stdin>: {e}"))?;
+            (sql, "<stdin>".to_owned())
+        }
+        (None, Some(path)) => (
+            std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?,
+            path.display().to_string(),
+        ),
+        (None, None) => return Err("give a FILE.sql or -e SQL".to_owned()),
+    };
+    let catalog =
+        crate::output::catalog::Catalog::open_dir(&args.out).map_err(|e| e.to_string())?;
+    let engine = crate::study::Engine::open(&catalog, &options).map_err(|e| e.to_string())?;
+    let results = engine.run(&sql, &name).map_err(|e| e.to_string())?;
+    crate::study::write_results(results, args.format, args.output.as_deref())
+        .map(|_rows| ())
+        .map_err(|e| e.to_string())
 }
 
 pub fn report(args: &ReportArgs) -> Exit {

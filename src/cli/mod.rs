@@ -23,5 +23,6 @@ pub fn dispatch(args: &Args) -> Exit {
         Command::Changes(a) => commands::changes(a),
         Command::Audit(a) => commands::audit(a),
         Command::Report(a) => commands::report(a),
+        Command::Query(a) => commands::query(a),
     }
 }

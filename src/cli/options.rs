@@ -5,7 +5,7 @@
 use std::ffi::OsString;
 use std::time::Duration;
 
-use super::args::{AuditArgs, CheckArgs, ReportArgs, RunArgs, SitesArgs};
+use super::args::{AuditArgs, CheckArgs, QueryArgs, ReportArgs, RunArgs, SitesArgs};
 use crate::check::CheckOptions;
 use crate::config::{parse_shard, ConfigError, InputsAsked, RunOptions};
 use crate::input::CsvOptions;
@@ -173,6 +173,45 @@ impl AuditArgs {
 }
 
 /// Arguments as the bytes the user typed (agents and URLs are matched as given).
+impl QueryArgs {
+    pub fn options(&self) -> Result<crate::study::EngineOptions, String> {
+        Ok(crate::study::EngineOptions {
+            memory_limit: parse_size(&self.memory_limit).ok_or_else(|| {
+                format!(
+                    "--memory-limit {:?}: give a size such as 512MiB or 4GiB",
+                    self.memory_limit
+                )
+            })?,
+            spill_dir: self.spill_dir.clone(),
+            threads: self.threads,
+        })
+    }
+}
+
+/// A byte size: a number with an optional unit, K/M/G/T (powers of 1024, as DataFusion
+/// reads `memory_limit`), with or without `i` and `B`: `512MiB`, `4G`, `1.5GiB`, `1000`.
+fn parse_size(text: &str) -> Option<usize> {
+    let text = text.trim();
+    let split = text
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let number: f64 = number.parse().ok()?;
+    let unit = unit.trim().to_ascii_lowercase();
+    let unit = unit.strip_suffix('b').unwrap_or(&unit);
+    let unit = unit.strip_suffix('i').unwrap_or(unit);
+    let scale: f64 = match unit {
+        "" => 1.0,
+        "k" => 1024.0,
+        "m" => 1024.0 * 1024.0,
+        "g" => 1024.0 * 1024.0 * 1024.0,
+        "t" => 1024.0 * 1024.0 * 1024.0 * 1024.0,
+        _ => return None,
+    };
+    let bytes = number * scale;
+    (bytes.is_finite() && bytes >= 1.0 && bytes < usize::MAX as f64).then_some(bytes as usize)
+}
+
 fn bytes(args: &[OsString]) -> Vec<Vec<u8>> {
     args.iter().map(|a| a.as_encoded_bytes().to_vec()).collect()
 }
@@ -323,5 +362,19 @@ mod tests {
             panic!("not check");
         };
         assert!(args.options().expect_err("refused").contains("gogle"));
+    }
+
+    #[test]
+    fn memory_limits_read_as_datafusion_reads_them() {
+        use super::parse_size;
+        assert_eq!(parse_size("1GiB"), Some(1 << 30));
+        assert_eq!(parse_size("256MiB"), Some(256 << 20));
+        assert_eq!(parse_size("4G"), Some(4 << 30));
+        assert_eq!(parse_size("512mb"), Some(512 << 20));
+        assert_eq!(parse_size("1.5GiB"), Some(3 << 29));
+        assert_eq!(parse_size("1000"), Some(1000));
+        for bad in ["", "GiB", "1 PB", "-1G", "0"] {
+            assert_eq!(parse_size(bad), None, "{bad}");
+        }
     }
 }

@@ -31,6 +31,8 @@ pub const FORMAT_VERSION: u32 = 3;
 pub const MANIFEST_DIR: &str = "_manifests";
 /// `<out>/_dataset.json`: the settings every task of the dataset was made with.
 pub const DATASET_FILE: &str = "_dataset.json";
+/// `<out>/_views.sql`: the dataset's tables as DuckDB views (see `output::views`).
+pub const VIEWS_FILE: &str = "_views.sql";
 /// `<out>/_SUCCESS`: written by `robots-census status` once every task is done.
 pub const SUCCESS_FILE: &str = "_SUCCESS";
 

@@ -6,12 +6,14 @@
 //! [`schema`] defines every table once; [`rows`] appends rows from the parsed model.
 //! [`read`] reads the tables back for the steps that work from a finished run.
 
+pub mod catalog;
 pub mod dataset;
 pub mod read;
 pub mod rows;
 pub mod schema;
 pub mod tables;
 pub mod target;
+pub mod views;
 
 use crate::limits::ROW_GROUP_ROWS;
 use std::fs::{self, File};
@@ -81,6 +83,21 @@ fn parquet_err(path: &Path) -> impl FnOnce(parquet::errors::ParquetError) -> Out
 /// Writer properties of a table: zstd, and per column the dictionary and
 /// statistics its [`schema::Layout`] calls for.
 pub(crate) fn properties(table: Table) -> WriterProperties {
+    properties_builder(table).build()
+}
+
+/// Writer properties of a derived table (`sites`, `ranks`, `changes`): those of
+/// [`properties`], and the state of the dataset it was made from (see [`catalog`]).
+pub(crate) fn derived_properties(table: Table, state: &catalog::DatasetState) -> WriterProperties {
+    properties_builder(table)
+        .set_key_value_metadata(Some(vec![parquet::file::metadata::KeyValue::new(
+            catalog::STATE_KEY.to_owned(),
+            state.stamp(),
+        )]))
+        .build()
+}
+
+fn properties_builder(table: Table) -> parquet::file::properties::WriterPropertiesBuilder {
     let mut builder = WriterProperties::builder()
         .set_compression(Compression::ZSTD(ZstdLevel::try_new(1).unwrap_or_default()))
         .set_created_by(concat!("robots-census ", env!("CARGO_PKG_VERSION")).to_owned());
@@ -103,7 +120,7 @@ pub(crate) fn properties(table: Table) -> WriterProperties {
             .set_column_dictionary_enabled(path.clone(), column.layout.dictionary())
             .set_column_statistics_enabled(path, statistics);
     }
-    builder.build()
+    builder
 }
 
 /// One table's part file being written, a row group at a time, each column

@@ -181,6 +181,20 @@ impl Kind {
         }
     }
 
+    /// The type as DuckDB names it (typed empty views of `_views.sql`).
+    pub fn duckdb_type(self) -> &'static str {
+        match self {
+            Kind::Uuid => "UUID",
+            Kind::Int64 => "BIGINT",
+            Kind::Int32 => "INTEGER",
+            Kind::Float64 => "DOUBLE",
+            Kind::Bool => "BOOLEAN",
+            Kind::Utf8 => "VARCHAR",
+            Kind::Utf8List => "VARCHAR[]",
+            Kind::TimestampUtc => "TIMESTAMPTZ",
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Kind::Uuid => "uuid",

@@ -193,13 +193,18 @@ impl OutTarget {
             .collect())
     }
 
-    /// The top-level entries of the dataset this tool writes (tables, manifests,
-    /// `_dataset.json`, `status`'s `_SUCCESS`): what a new run refuses to mix into, and
-    /// `--overwrite` removes (a `_SUCCESS` kept would call a half-rewritten dataset done).
+    /// The top-level entries of the dataset this tool writes (tables, derived tables,
+    /// manifests, `_dataset.json`, `_views.sql`, `status`'s `_SUCCESS`): what a new run
+    /// refuses to mix into, and `--overwrite` removes (a `_SUCCESS` kept would call a
+    /// half-rewritten dataset done; a `sites` table kept would be another run's).
     pub fn existing(&self) -> Result<Vec<String>, String> {
         let ours = |name: &str| {
-            Table::ALL.iter().any(|t| t.name() == name)
+            Table::ALL
+                .iter()
+                .chain(&Table::DERIVED)
+                .any(|t| t.name() == name)
                 || name == dataset::MANIFEST_DIR
+                || name == dataset::VIEWS_FILE
                 || name == dataset::DATASET_FILE
                 || name == dataset::SUCCESS_FILE
         };

@@ -94,7 +94,11 @@ pub fn run(config: &RunConfig) -> Result<Summary, PipelineError> {
     };
     let result = run_tasks(config, stores.as_ref(), &tasks, started);
     config.out.clean_staging();
-    result
+    let summary = result?;
+    // The tables by name for DuckDB, as the finished tasks hold them now (another
+    // shard finishing later writes it again; so does `status`).
+    crate::output::views::write(&config.out)?;
+    Ok(summary)
 }
 
 /// Runs `tasks` over the worker slots and sums their manifests.

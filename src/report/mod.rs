@@ -27,7 +27,9 @@ mod read;
 
 use std::path::{Path, PathBuf};
 
+use crate::output::catalog::{Catalog, Entry};
 use crate::output::read::part_files;
+use crate::output::Table;
 use crate::sites::SitesError;
 
 /// Errors of the report: all end it (exit 2).
@@ -37,6 +39,8 @@ pub enum ReportError {
     NoDocuments(PathBuf),
     #[error("the sites step: {0}")]
     Sites(#[from] SitesError),
+    #[error("{0}; or give report the sites options (--site-key, --ranks, ...) to make it now")]
+    StaleSites(String),
     #[error("the changes between crawls: {0}")]
     Changes(#[from] crate::changes::ChangesError),
     #[error("cannot read or write {path}: {source}")]
@@ -95,10 +99,16 @@ pub fn build(options: &Options) -> Result<Summary, ReportError> {
     }
     let sites = match &options.sites {
         Some(sites) => Some(sites.clone()),
-        None if part_files(&out.join("sites"))?.is_empty() => {
-            Some(crate::sites::Options::defaults(out))
-        }
-        None => None,
+        None => match Catalog::open_dir(out)
+            .map_err(crate::sites::SitesError::from)?
+            .entry(Table::Sites)
+        {
+            Entry::Present(files) if !files.is_empty() => None,
+            // A sites table of another run is not drawn: its options are not known to
+            // be the ones wanted, so it is not silently rebuilt either.
+            Entry::Stale(why) => return Err(ReportError::StaleSites(why.clone())),
+            _ => Some(crate::sites::Options::defaults(out)),
+        },
     };
     let mut summary = Summary {
         ran_sites: sites.is_some(),

@@ -27,6 +27,7 @@ pub use crate::limits::MAX_REDIRECT_HOPS;
 pub use key::SiteKey;
 
 use crate::limits::STEP_BATCH_ROWS;
+use crate::output::catalog::{Catalog, DatasetState};
 use crate::output::Table;
 use crate::verdicts::AgentsArg;
 use decide::Site;
@@ -62,6 +63,13 @@ pub enum SitesError {
     },
     #[error(transparent)]
     Read(#[from] crate::output::read::ReadError),
+    #[error(transparent)]
+    Catalog(#[from] crate::output::catalog::CatalogError),
+    #[error(transparent)]
+    Output(#[from] crate::output::OutputError),
+    /// A table the step reads is absent or stale: why, and the command that makes it.
+    #[error("{0}")]
+    Unavailable(String),
     #[error("cannot build sites rows: {0}")]
     Arrow(#[from] arrow_schema::ArrowError),
 }
@@ -131,10 +139,16 @@ impl Report {
     }
 }
 
-/// Runs the step over `options.out`, replacing `<out>/sites/` when it succeeds.
+/// Runs the step over `options.out`, replacing `<out>/sites/` when it succeeds (and
+/// removing `<out>/changes/`, which compared the table replaced).
 pub fn run(options: &Options) -> Result<Report, SitesError> {
     let out = &options.out;
-    let documents = crate::output::read::part_files(&out.join(Table::Documents.name()))?;
+    let catalog = Catalog::open_dir(out)?;
+    // The parts of finished tasks only: a task still running (or killed) is not read.
+    let documents = catalog
+        .files(Table::Documents)
+        .map_err(SitesError::Unavailable)?
+        .to_vec();
     if documents.is_empty() {
         return Err(SitesError::NoDocuments(out.clone()));
     }
@@ -143,8 +157,11 @@ pub fn run(options: &Options) -> Result<Report, SitesError> {
     let ranked = match &options.ranks {
         Some(path) => {
             let ranks = ranks::read(path)?;
-            let mut file =
-                TableFile::create(&out.join("ranks").join("ranks.parquet"), Table::Ranks)?;
+            let mut file = TableFile::create(
+                &out.join("ranks").join("ranks.parquet"),
+                Table::Ranks,
+                &catalog.state,
+            )?;
             file.write(&ranks::batch(&ranks)?)?;
             file.commit()?;
             report.ranked_hosts = Some(ranks.rows.len());
@@ -181,6 +198,7 @@ pub fn run(options: &Options) -> Result<Report, SitesError> {
             &ranked,
             &ranked_sites,
             &path,
+            &catalog.state,
         )?;
         report.crawls.push(counts);
     }
@@ -191,6 +209,12 @@ pub fn run(options: &Options) -> Result<Report, SitesError> {
     if staging.exists() {
         std::fs::rename(&staging, &sites).map_err(io(&sites))?;
     }
+    // The changes table compares the sites table just replaced: it is not this one's.
+    let changes = out.join(Table::Changes.name());
+    if changes.exists() {
+        std::fs::remove_dir_all(&changes).map_err(io(&changes))?;
+    }
+    crate::output::views::write(&crate::output::OutTarget::Local(out.clone()))?;
     Ok(report)
 }
 
@@ -209,6 +233,7 @@ fn one_crawl(
     ranked: &HashMap<String, i64>,
     ranked_sites: &[(&str, i64)],
     path: &Path,
+    state: &DatasetState,
 ) -> Result<(String, usize, usize, PerClass<usize>), SitesError> {
     let (crawl, files) = (input.crawl, input.files);
     let mut captures = read::read_crawl(files, crawl, input.rows, options.site_key)?;
@@ -238,7 +263,7 @@ fn one_crawl(
         facts: &rows,
         agents: &agents,
     };
-    let mut file = TableFile::create(path, Table::Sites)?;
+    let mut file = TableFile::create(path, Table::Sites, state)?;
     let mut builder = SitesBuilder::default();
     let (mut n_sites, mut n_rows, mut classes) = (0, 0, [0usize; StatusClass::COUNT]);
     let mut decided = sites.iter().peekable();

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use super::read::DocId;
 use super::SitesError;
+use crate::output::catalog::DatasetState;
 use crate::output::Table;
 
 /// One row of the `sites` table.
@@ -92,7 +93,9 @@ pub struct TableFile {
 }
 
 impl TableFile {
-    pub fn create(path: &Path, table: Table) -> Result<Self, SitesError> {
+    /// Starts `path` (a derived table's file), recording the dataset `state` it is
+    /// made from (see [`crate::output::catalog`]).
+    pub fn create(path: &Path, table: Table, state: &DatasetState) -> Result<Self, SitesError> {
         let io = |source| SitesError::Io {
             path: path.to_owned(),
             source,
@@ -107,7 +110,7 @@ impl TableFile {
         let writer = ArrowWriter::try_new(
             BufWriter::new(file),
             table.schema(),
-            Some(crate::output::properties(table)),
+            Some(crate::output::derived_properties(table, state)),
         )
         .map_err(|source| SitesError::Parquet {
             path: tmp.clone(),

@@ -21,4 +21,5 @@ mod report;
 mod schema;
 mod sites;
 mod spark;
+mod study;
 mod support;

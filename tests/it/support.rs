@@ -300,12 +300,16 @@ pub fn table_rows(out: &std::path::Path, table: &str) -> Vec<String> {
     rows
 }
 
-/// Runs queries/<name>.sql with DuckDB from `dir` (which holds `out/`), through
-/// tests/queries/run_queries.py: file stem -> its result (`columns`, `rows`).
+/// Runs queries/<name>.sql over the dataset `dir/out` in both engines the project
+/// supports: DuckDB (tests/queries/run_queries.py, through the `_views.sql` the tool
+/// writes) and the embedded DataFusion (`robots-census query --format json`), and
+/// requires the same columns and rows from both (floats to 1e-9 relative). Returns
+/// file stem -> DuckDB's result (`columns`, `rows`).
 pub fn run_queries(dir: &Path, names: &[&str]) -> BTreeMap<String, Value> {
+    let out = dir.join("out");
     let output = Command::new(python())
         .arg(repo().join("tests/queries/run_queries.py"))
-        .arg(dir)
+        .arg(out.join("_views.sql"))
         .args(
             names
                 .iter()
@@ -318,7 +322,7 @@ pub fn run_queries(dir: &Path, names: &[&str]) -> BTreeMap<String, Value> {
         "DuckDB failed: {}",
         String::from_utf8_lossy(&output.stderr)
     );
-    String::from_utf8_lossy(&output.stdout)
+    let duckdb: BTreeMap<String, Value> = String::from_utf8_lossy(&output.stdout)
         .lines()
         .map(|line| {
             let v: Value = serde_json::from_str(line).expect("JSON line");
@@ -329,7 +333,90 @@ pub fn run_queries(dir: &Path, names: &[&str]) -> BTreeMap<String, Value> {
                 .to_owned();
             (name, v)
         })
-        .collect()
+        .collect();
+    for name in names {
+        let file = repo().join("queries").join(format!("{name}.sql"));
+        let run = bin()
+            .arg("query")
+            .arg(&out)
+            .arg(&file)
+            .args(["--format", "json", "--memory-limit", "256MiB"])
+            .output()
+            .expect("run robots-census query");
+        assert!(
+            run.status.success(),
+            "robots-census query {name}: {}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        let embedded: Vec<serde_json::Map<String, Value>> = String::from_utf8_lossy(&run.stdout)
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("JSON object per row"))
+            .collect();
+        same_rows(name, &duckdb[*name], &embedded);
+    }
+    duckdb
+}
+
+/// DuckDB's result of `name` and the embedded engine's rows hold the same values in
+/// the same order (arrow-json leaves null fields out; timestamps compared as instants).
+fn same_rows(name: &str, duckdb: &Value, embedded: &[serde_json::Map<String, Value>]) {
+    let columns: Vec<&str> = duckdb["columns"]
+        .as_array()
+        .expect("columns")
+        .iter()
+        .map(|c| c.as_str().expect("column"))
+        .collect();
+    let rows = duckdb["rows"].as_array().expect("rows");
+    assert_eq!(
+        rows.len(),
+        embedded.len(),
+        "{name}: DuckDB gives {} rows, the embedded engine {}",
+        rows.len(),
+        embedded.len()
+    );
+    for (i, (row, got)) in rows.iter().zip(embedded).enumerate() {
+        if let Some(extra) = got.keys().find(|k| !columns.contains(&k.as_str())) {
+            panic!("{name} row {i}: the embedded engine has column {extra}, DuckDB {columns:?}");
+        }
+        for (column, want) in columns.iter().zip(row.as_array().expect("row")) {
+            let have = got.get(*column).unwrap_or(&Value::Null);
+            assert!(
+                same_value(want, have),
+                "{name} row {i} column {column}: DuckDB {want}, embedded engine {have}"
+            );
+        }
+    }
+}
+
+fn same_value(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => {
+            let (x, y) = (
+                x.as_f64().unwrap_or(f64::NAN),
+                y.as_f64().unwrap_or(f64::NAN),
+            );
+            x == y || (x - y).abs() <= 1e-9 * x.abs().max(y.abs())
+        }
+        (Value::String(x), Value::String(y)) => {
+            x == y || instant(x).is_some_and(|t| Some(t) == instant(y))
+        }
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same_value(a, b))
+        }
+        _ => a == b,
+    }
+}
+
+/// A timestamp as DuckDB (`2026-01-02 03:04:05+00`) or arrow-json
+/// (`2026-01-02T03:04:05Z`) writes it, as one comparable text.
+fn instant(text: &str) -> Option<String> {
+    let t = text.replacen('T', " ", 1);
+    let t = t
+        .strip_suffix('Z')
+        .or_else(|| t.strip_suffix("+00:00"))
+        .or_else(|| t.strip_suffix("+00"))?;
+    let t = t.strip_suffix(".000000").unwrap_or(t);
+    (t.len() >= 19 && t.as_bytes()[4] == b'-' && t.as_bytes()[13] == b':').then(|| t.to_owned())
 }
 
 /// The rows of one [`run_queries`] result as column name -> value maps.

@@ -1,10 +1,10 @@
 """Run queries/*.sql with DuckDB (the PyPI package) and print each result as JSON.
 
-Usage: python tests/queries/run_queries.py DATA_DIR QUERY.sql [QUERY.sql ...]
+Usage: python tests/queries/run_queries.py OUT/_views.sql QUERY.sql [QUERY.sql ...]
 
-DATA_DIR is the directory holding out/ (the queries read out/<table>/*/*.parquet by
-relative path). Each query file may hold several statements (e.g. CREATE VIEW then
-SELECT); the result of the last one is printed (timestamps with time zone as text,
+OUT/_views.sql is the file `robots-census run` writes: the dataset's tables as views
+by name, then the DuckDB preamble of queries/. Each query file may hold several
+statements (e.g. CREATE VIEW then SELECT); the result of the last one is printed (timestamps with time zone as text,
 so pytz is not needed). Output: one JSON object per line,
 {"file": ..., "columns": [...], "rows": [[...], ...]}, values as JSON numbers,
 strings, booleans or null (decimals as floats, other types as strings).
@@ -32,10 +32,13 @@ def plain(value):
 
 
 def main():
-    data_dir, files = sys.argv[1], [os.path.abspath(f) for f in sys.argv[2:]]
-    os.chdir(data_dir)
+    views_path, files = sys.argv[1], sys.argv[2:]
+    with open(views_path, encoding="utf-8") as f:
+        views = f.read()
     for path in files:
         con = duckdb.connect()
+        for statement in con.extract_statements(views):
+            con.execute(statement)
         with open(path, encoding="utf-8") as f:
             sql = f.read()
         statements = con.extract_statements(sql)
