@@ -134,7 +134,7 @@ CRAWL_REPS      ?= 1
 BENCH_BASELINE  ?= 579cf91
 BENCH_GUARD_MAX ?= 1.10
 # Steps of scripts/bench.py to run (e.g. BENCH_ONLY=guard).
-BENCH_ONLY      ?= parse,verdicts,python,e2e,guard,crawl
+BENCH_ONLY      ?= parse,verdicts,python,e2e,guard,crawl,query
 # apt-get needs root; use sudo when not root.
 BENCH_SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 

@@ -44,4 +44,4 @@ SELECT CASE WHEN regexp_like(n.crawl, '^CC-MAIN-[0-9]{4}-')
 FROM named n
 JOIN strata st ON st.k IS NULL OR n.rank <= st.k
 GROUP BY year, st."top-k", st.pos, n.useragent
-ORDER BY year NULLS LAST, st.pos, cnt DESC, n.useragent;
+ORDER BY year NULLS LAST, st.pos, cnt DESC, n.useragent NULLS LAST;

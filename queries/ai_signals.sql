@@ -19,7 +19,7 @@ WITH latest AS (
     SELECT *
     FROM documents
     WHERE host IS NOT NULL
-      AND regexp_like(url, '(?i)^https?://[^/?#]+/([^?#]*/)?robots\.txt([?#]|$)')
+      AND regexp_like(url, '(?i)^https?://[^/?#]+/([^?#]*/)?robots[.]txt([?#]|$)')
     QUALIFY row_number() OVER (
         PARTITION BY crawl, host ORDER BY fetch_time DESC NULLS LAST, doc_id DESC) = 1
 ),
@@ -31,16 +31,32 @@ s AS (
                             'disallowaitraining', 'clean-param', 'host')
 ),
 v AS (
-    SELECT crawl, signal, value, count(*) AS n
+    -- k: the value's place by frequency (ties by value) within its crawl and signal.
+    SELECT crawl, signal, value, count(*) AS n,
+           row_number() OVER (PARTITION BY crawl, signal ORDER BY count(*) DESC, value) AS k
     FROM s
     GROUP BY crawl, signal, value
-    QUALIFY row_number() OVER (PARTITION BY crawl, signal ORDER BY n DESC, value) <= 3
+),
+top AS (
+    -- string_agg(value || ' (' || n || ')', '; ' ORDER BY n DESC, value) over the first
+    -- three, spelled out: Spark has no ORDER BY inside string_agg (its WITHIN GROUP
+    -- form is not in DuckDB or DataFusion). A missing 2nd / 3rd value makes its
+    -- '; ' || ... null, and coalesce drops it.
+    SELECT crawl, signal,
+           max(CASE WHEN k = 1 THEN value || ' (' || n || ')' END)
+           || coalesce('; ' || max(CASE WHEN k = 2 THEN value || ' (' || n || ')' END), '')
+           || coalesce('; ' || max(CASE WHEN k = 3 THEN value || ' (' || n || ')' END), '')
+               AS top_values
+    FROM v
+    WHERE k <= 3
+    GROUP BY crawl, signal
+),
+counts AS (
+    SELECT crawl, signal, count(DISTINCT host) AS hosts, count(*) AS lines
+    FROM s
+    GROUP BY crawl, signal
 )
-SELECT s.crawl, s.signal,
-       count(DISTINCT s.host) AS hosts,
-       count(*) AS lines,
-       (SELECT string_agg(v.value || ' (' || v.n || ')', '; ' ORDER BY v.n DESC, v.value)
-        FROM v WHERE v.crawl = s.crawl AND v.signal = s.signal) AS top_values
-FROM s
-GROUP BY s.crawl, s.signal
-ORDER BY s.crawl, hosts DESC, s.signal;
+SELECT c.crawl, c.signal, c.hosts, c.lines, t.top_values
+FROM counts c
+JOIN top t ON t.crawl = c.crawl AND t.signal = c.signal
+ORDER BY c.crawl, c.hosts DESC, c.signal;

@@ -74,10 +74,9 @@ SELECT wk.crawl,
        coalesce(n.no_rules, 0) AS "Robots.txt no rules",
        coalesce(n.with_rules, 0) AS "Robots.txt with rules",
        -- ISO week w of year y starts (w - 1) weeks after the Monday of the week of January 4th
-       -- (dow: 0 = Sunday .. 6 = Saturday, so (dow + 6) % 7 days after that Monday).
-       make_date(wk.y, 1, 4)
-           - CAST((extract(dow FROM make_date(wk.y, 1, 4)) + 6) % 7 AS INTEGER)
-           + (wk.w - 1) * 7 AS dt
+       -- (date_trunc('week', ...) is that Monday in all three engines; extract(dow ...)
+       -- is not portable: Spark numbers the days 1 = Sunday .. 7, the others 0 .. 6).
+       CAST(date_trunc('week', make_date(wk.y, 1, 4)) AS DATE) + (wk.w - 1) * 7 AS dt
 FROM weeks wk
 CROSS JOIN strata st
 LEFT JOIN counts n ON n.crawl = wk.crawl AND n.pos = st.pos

@@ -23,7 +23,7 @@ WITH latest AS (
     SELECT *
     FROM documents
     WHERE host IS NOT NULL
-      AND regexp_like(url, '(?i)^https?://[^/?#]+/([^?#]*/)?robots\.txt([?#]|$)')
+      AND regexp_like(url, '(?i)^https?://[^/?#]+/([^?#]*/)?robots[.]txt([?#]|$)')
     QUALIFY row_number() OVER (
         PARTITION BY host ORDER BY fetch_time DESC NULLS LAST, doc_id DESC) = 1
 ),
@@ -77,4 +77,4 @@ SELECT product_token, hosts, hosts_pct, groups, min_s, median_s,
        p90_lo + (p90_hi - p90_lo) * p90_frac AS p90_s,
        max_s, avg_s, le_1s, le_5s, le_10s, le_60s, over_60s
 FROM stats
-ORDER BY product_token <> '(any)', hosts DESC, product_token;
+ORDER BY product_token <> '(any)' NULLS LAST, hosts DESC, product_token NULLS LAST;

@@ -19,14 +19,19 @@ WITH latest AS (
     SELECT *
     FROM documents
     WHERE host IS NOT NULL
-      AND regexp_like(url, '(?i)^https?://[^/?#]+/([^?#]*/)?robots\.txt([?#]|$)')
+      AND regexp_like(url, '(?i)^https?://[^/?#]+/([^?#]*/)?robots[.]txt([?#]|$)')
     QUALIFY row_number() OVER (
         PARTITION BY crawl, host ORDER BY fetch_time DESC NULLS LAST, doc_id DESC) = 1
 )
 SELECT l.crawl, l.host, r.agent, r.doc_id,
-       string_agg(r.profile || '=' || r.probe_class || '/'
-                  || CASE WHEN r.root_allowed THEN 'allow' ELSE 'disallow' END,
-                  ', ' ORDER BY r.profile) AS readings,
+       -- string_agg(profile || '=' || ..., ', ' ORDER BY profile) spelled out (Spark has no
+       -- ORDER BY inside string_agg): each entry is written with chr(1) after the profile,
+       -- which sorts below every character of a profile name, so sorting the entries as
+       -- strings orders them by profile (one reading per profile here); then '='.
+       replace(array_join(array_sort(array_agg(
+                   r.profile || chr(1) || r.probe_class || '/'
+                   || CASE WHEN r.root_allowed THEN 'allow' ELSE 'disallow' END)), ', '),
+               chr(1), '=') AS readings,
        count(*) FILTER (WHERE r.probe_class = 'full') AS profiles_full,
        count(*) FILTER (WHERE r.probe_class = 'none') AS profiles_none
 FROM readings r

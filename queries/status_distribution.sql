@@ -20,7 +20,7 @@
 WITH docs AS (
     SELECT *
     FROM documents
-    WHERE regexp_like(url, '(?i)^https?://[^/?#]+/([^?#]*/)?robots\.txt([?#]|$)')
+    WHERE regexp_like(url, '(?i)^https?://[^/?#]+/([^?#]*/)?robots[.]txt([?#]|$)')
 ),
 latest AS (
     SELECT *

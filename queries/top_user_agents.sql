@@ -20,7 +20,7 @@ WITH latest AS (
     SELECT *
     FROM documents
     WHERE host IS NOT NULL
-      AND regexp_like(url, '(?i)^https?://[^/?#]+/([^?#]*/)?robots\.txt([?#]|$)')
+      AND regexp_like(url, '(?i)^https?://[^/?#]+/([^?#]*/)?robots[.]txt([?#]|$)')
     QUALIFY row_number() OVER (
         PARTITION BY host ORDER BY fetch_time DESC NULLS LAST, doc_id DESC) = 1
 ),
@@ -29,10 +29,20 @@ parsed AS (
     WHERE record_kind <> 'revisit' AND (http_status IS NULL OR http_status BETWEEN 200 AND 299)
 ),
 named AS (
+    -- product_tokens[i] is the token of user_agents[i]: one row per position i (the
+    -- lists are equally long; a missing element would be null, as two unnests in one
+    -- select list pair them in DuckDB and DataFusion; Spark would multiply them).
+    -- The positions are a column of an inner select, not unnest's argument: Spark
+    -- refuses a SQL function (generate_series, preamble/spark.sql) inside a generator.
     SELECT p.host, g.group_index,
-           unnest(g.product_tokens) AS product_token,
-           unnest(g.user_agents) AS user_agent
-    FROM groups g
+           array_extract(g.product_tokens, g.i) AS product_token,
+           array_extract(g.user_agents, g.i) AS user_agent
+    FROM (SELECT doc_id, group_index, product_tokens, user_agents, unnest(positions) AS i
+          FROM (SELECT *,
+                       generate_series(1, CAST(greatest(cardinality(product_tokens),
+                                                        cardinality(user_agents)) AS BIGINT))
+                           AS positions
+                FROM groups) AS gp) g
     JOIN parsed p USING (doc_id)
 )
 SELECT product_token,
@@ -42,5 +52,5 @@ SELECT product_token,
        min(user_agent) AS example_value
 FROM named
 GROUP BY product_token
-ORDER BY hosts DESC, product_token
+ORDER BY hosts DESC, product_token NULLS LAST
 LIMIT 100;

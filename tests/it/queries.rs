@@ -940,3 +940,119 @@ fn input_problems_reports_a_cut_archive() {
     let docs = documents(&dir.join("out"));
     assert_eq!(docs.len(), 2, "documents before the cut");
 }
+
+#[test]
+#[cfg_attr(
+    not(feature = "external-tests"),
+    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+)]
+fn every_query_gives_the_same_rows_in_duckdb_datafusion_and_spark() {
+    // One dataset with every table: the samples with every profile, `sites` with a
+    // ranked list of their hosts, `changes` between their two crawls.
+    let dir = scratch("queries-three-engines");
+    let out = dir.join("out");
+    let status = crate::support::bin()
+        .current_dir(repo())
+        .arg("run")
+        .args([WARC_CC, WARC_IAH, CSV_DUMP])
+        .args(["--urls", "data-samples/urls.txt", "--urls-per-host", "5"])
+        .args(["--profiles", "all", "--quiet", "--out"])
+        .arg(&out)
+        .status()
+        .expect("run --profiles all");
+    assert!(status.success());
+    let hosts: BTreeSet<String> = documents(&out)
+        .iter()
+        .filter_map(|d| d.host.clone())
+        .collect();
+    let ranks = dir.join("ranks.csv");
+    let list: String = hosts
+        .iter()
+        .enumerate()
+        .map(|(i, h)| format!("{},{h}\n", i + 1))
+        .collect();
+    std::fs::write(&ranks, list).expect("write ranks");
+    crate::sites::sites_ok(&out, &["-q", "--ranks", ranks.to_str().expect("UTF-8")]);
+    // The crawls, from the partition directories (crawl=<CRAWL>).
+    let mut crawls: Vec<String> = std::fs::read_dir(out.join("documents"))
+        .expect("documents/")
+        .filter_map(|e| {
+            let name = e.expect("entry").file_name().to_string_lossy().into_owned();
+            name.strip_prefix("crawl=").map(str::to_owned)
+        })
+        .collect();
+    crawls.sort();
+    assert_eq!(crawls.len(), 2, "{crawls:?}");
+    let changes = crate::support::bin()
+        .args(["changes", "-q", "--from", &crawls[0], "--to", &crawls[1]])
+        .arg(&out)
+        .status()
+        .expect("changes");
+    assert!(changes.success());
+
+    let mut names: Vec<String> = std::fs::read_dir(repo().join("queries"))
+        .expect("queries/")
+        .filter_map(|e| {
+            let p = e.expect("entry").path();
+            let stem = p.file_stem()?.to_string_lossy().into_owned();
+            (p.extension()? == "sql").then_some(stem)
+        })
+        .collect();
+    names.sort();
+    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    // DuckDB and the embedded engine (run_queries compares them row by row).
+    let duckdb = crate::support::run_queries(&dir, &refs);
+    // Spark SQL, one local session for every file.
+    let output = Command::new(crate::support::python())
+        .arg(repo().join("tests/queries/run_queries_spark.py"))
+        .arg(&out)
+        .args(
+            names
+                .iter()
+                .map(|n| repo().join("queries").join(format!("{n}.sql"))),
+        )
+        .env("SPARK_LOCAL_IP", "127.0.0.1")
+        .output()
+        .expect("run tests/queries/run_queries_spark.py");
+    assert!(
+        output.status.success(),
+        "Spark failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let spark: BTreeMap<String, Value> = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).expect("JSON line");
+            let name = v["file"]
+                .as_str()
+                .expect("file")
+                .trim_end_matches(".sql")
+                .to_owned();
+            (name, v)
+        })
+        .collect();
+    assert_eq!(spark.len(), names.len(), "every file ran in Spark");
+    let mut nonempty = 0;
+    for name in &names {
+        let (want, have) = (&duckdb[name], &spark[name]);
+        assert_eq!(want["columns"], have["columns"], "{name}: columns");
+        let (want, have) = (
+            want["rows"].as_array().expect("rows"),
+            have["rows"].as_array().expect("rows"),
+        );
+        assert_eq!(want.len(), have.len(), "{name}: rows in DuckDB and Spark");
+        for (i, (w, h)) in want.iter().zip(have).enumerate() {
+            assert!(
+                crate::support::same_value(w, h),
+                "{name} row {i}: DuckDB {w}, Spark {h}"
+            );
+        }
+        nonempty += usize::from(!want.is_empty());
+    }
+    // input_problems is empty on clean samples; every other file has rows to compare.
+    assert!(
+        nonempty >= names.len() - 1,
+        "{nonempty} of {} files gave rows",
+        names.len()
+    );
+}

@@ -388,7 +388,11 @@ fn sites_agents_option_and_usage_errors() {
 
     let missing = sites(&out.join("nothing-here"), &[]);
     assert_eq!(missing.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&missing.stderr).contains("holds no documents table"));
+    let why = String::from_utf8_lossy(&missing.stderr);
+    assert!(
+        why.contains("is not a robots-census dataset") && why.contains("robots-census run"),
+        "{why}"
+    );
 
     // Bad lines of a ranks file are named and skipped; the step finishes with exit 1.
     let bad = out.parent().expect("dir").join("bad-ranks.csv");

@@ -275,6 +275,29 @@ fn only_finished_tasks_are_read() {
     };
     let all = count(&out);
     assert_eq!(all, rows(&read_table(&out, "documents")));
+    // DuckDB's views name exactly the part files the manifests list, by absolute path.
+    let views = std::fs::read_to_string(out.join("_views.sql")).expect("_views.sql");
+    let mut listed: Vec<String> = views
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix('\''))
+        .map(|l| l.trim_end_matches(',').trim_end_matches('\'').to_owned())
+        .collect();
+    listed.sort();
+    let root = std::fs::canonicalize(&out).expect("absolute");
+    let mut parts: Vec<String> = Vec::new();
+    for entry in std::fs::read_dir(out.join("_manifests"))
+        .expect("manifests")
+        .flatten()
+    {
+        let manifest: Value =
+            serde_json::from_slice(&std::fs::read(entry.path()).expect("read")).expect("JSON");
+        for file in manifest["files"].as_array().expect("files") {
+            let rel = file["path"].as_str().expect("path");
+            parts.push(root.join(rel).to_string_lossy().into_owned());
+        }
+    }
+    parts.sort();
+    assert_eq!(listed, parts);
     // A task whose manifest is missing is not done: its parts (still on disk, as a task
     // killed before its manifest leaves them) are not read.
     let manifests: Vec<PathBuf> = std::fs::read_dir(out.join("_manifests"))
