@@ -5,8 +5,8 @@
 //! tables made from this state of the dataset), by absolute path or `s3://` URL; a run
 //! table with no rows is a typed empty view; an absent or stale table is a comment
 //! saying why. The file ends with the DuckDB preamble of `queries/` (functions under the
-//! names DataFusion and Spark SQL use). `run`, `status`, `sites` and `changes` write it
-//! again, so it describes the dataset as the last of them left it.
+//! names DataFusion and Spark SQL use). `run` (but a `--shard` run), `status`, `sites` and
+//! `changes` write it again, so it describes the dataset as the last of them left it.
 
 use super::catalog::{Catalog, Entry};
 use super::dataset::VIEWS_FILE;

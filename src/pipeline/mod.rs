@@ -95,9 +95,12 @@ pub fn run(config: &RunConfig) -> Result<Summary, PipelineError> {
     let result = run_tasks(config, stores.as_ref(), &tasks, started);
     config.out.clean_staging();
     let summary = result?;
-    // The tables by name for DuckDB, as the finished tasks hold them now (another
-    // shard finishing later writes it again; so does `status`).
-    crate::output::views::write(&config.out)?;
+    // The tables by name for DuckDB, as the finished tasks hold them now. Not by a
+    // shard: each of N shards would read all N manifests (N^2 reads, GETs on S3); the
+    // driver's `status`, run once every shard is done, writes it.
+    if config.shard.is_none() {
+        crate::output::views::write(&config.out)?;
+    }
     Ok(summary)
 }
 
