@@ -35,7 +35,7 @@ node: node_modules/.installed
 run: build
 	$(BIN) run data-samples/cc-robotstxt-sample.warc.gz data-samples/IAH-urls-wget.warc.gz data-samples/robots-dump.csv.gz \
 		--urls data-samples/urls.txt --urls-per-host 5 --out $(OUT) --overwrite
-	@echo "tables written to $(OUT)/ -- query them with DuckDB, e.g. duckdb -c '.read queries/ai_agent_blocking.sql' (see queries/README.md)"
+	@echo "tables written to $(OUT)/ -- query them: $(BIN) query $(OUT) queries/ai_agent_blocking.sql, or duckdb -init $(OUT)/_views.sql -c '.read queries/ai_agent_blocking.sql' (see queries/README.md)"
 
 check-fmt:
 	$(CARGO) fmt --all -- --check
