@@ -1019,18 +1019,7 @@ fn every_query_gives_the_same_rows_in_duckdb_datafusion_and_spark() {
         "Spark failed: {}",
         String::from_utf8_lossy(&output.stderr)
     );
-    let spark: BTreeMap<String, Value> = String::from_utf8_lossy(&output.stdout)
-        .lines()
-        .map(|l| {
-            let v: Value = serde_json::from_str(l).expect("JSON line");
-            let name = v["file"]
-                .as_str()
-                .expect("file")
-                .trim_end_matches(".sql")
-                .to_owned();
-            (name, v)
-        })
-        .collect();
+    let spark = crate::support::results_by_file(&output.stdout);
     assert_eq!(spark.len(), names.len(), "every file ran in Spark");
     let mut nonempty = 0;
     for name in &names {

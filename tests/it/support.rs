@@ -326,18 +326,7 @@ pub fn run_queries(dir: &Path, names: &[&str]) -> BTreeMap<String, Value> {
         "DuckDB failed: {}",
         String::from_utf8_lossy(&output.stderr)
     );
-    let duckdb: BTreeMap<String, Value> = String::from_utf8_lossy(&output.stdout)
-        .lines()
-        .map(|line| {
-            let v: Value = serde_json::from_str(line).expect("JSON line");
-            let name = v["file"]
-                .as_str()
-                .expect("file")
-                .trim_end_matches(".sql")
-                .to_owned();
-            (name, v)
-        })
-        .collect();
+    let duckdb = results_by_file(&output.stdout);
     for name in names {
         let file = repo().join("queries").join(format!("{name}.sql"));
         let run = bin()
@@ -359,6 +348,23 @@ pub fn run_queries(dir: &Path, names: &[&str]) -> BTreeMap<String, Value> {
         same_rows(name, &duckdb[*name], &embedded);
     }
     duckdb
+}
+
+/// The JSON lines of tests/queries/run_queries.py (or run_queries_spark.py): file stem
+/// -> its result (`columns`, `rows`).
+pub fn results_by_file(stdout: &[u8]) -> BTreeMap<String, Value> {
+    String::from_utf8_lossy(stdout)
+        .lines()
+        .map(|line| {
+            let v: Value = serde_json::from_str(line).expect("JSON line");
+            let name = v["file"]
+                .as_str()
+                .expect("file")
+                .trim_end_matches(".sql")
+                .to_owned();
+            (name, v)
+        })
+        .collect()
 }
 
 /// DuckDB's result of `name` and the embedded engine's rows hold the same values in
