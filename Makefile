@@ -31,20 +31,26 @@ node_modules/.installed: package.json package-lock.json
 
 node: node_modules/.installed
 
-# The main job on the bundled samples: every table under $(OUT)/.
-run: build
-	$(BIN) run data-samples/cc-robotstxt-sample.warc.gz data-samples/IAH-urls-wget.warc.gz data-samples/robots-dump.csv.gz \
+# The main job on the bundled samples: every table under $(OUT)/. Built without the study
+# engine (the cargo feature `study`, DataFusion: about two thirds of a fresh release build)
+# and into target/lean, so that it never replaces the full binary of `make build`.
+LEAN_BIN := target/lean/release/robots-census
+run:
+	$(CARGO) build --release --locked --no-default-features --target-dir target/lean
+	$(LEAN_BIN) run data-samples/cc-robotstxt-sample.warc.gz data-samples/IAH-urls-wget.warc.gz data-samples/robots-dump.csv.gz \
 		--urls data-samples/urls.txt --urls-per-host 5 --out $(OUT) --overwrite
-	@echo "tables written to $(OUT)/ -- query them: $(BIN) query $(OUT) queries/ai_agent_blocking.sql, or duckdb -init $(OUT)/_views.sql -c '.read queries/ai_agent_blocking.sql' (see queries/README.md)"
+	@echo "tables written to $(OUT)/ -- query them in DuckDB: duckdb -init $(OUT)/_views.sql -c '.read queries/ai_agent_blocking.sql', or build the embedded engine (make build) and run $(BIN) query $(OUT) queries/ai_agent_blocking.sql (see queries/README.md)"
 
 check-fmt:
 	$(CARGO) fmt --all -- --check
 
-# Twice: the default build, and with the test-only features, whose code (fault
-# injection, the external test tier) the first pass does not compile.
+# Three times: the default build; with the test-only features, whose code (fault
+# injection, the external test tier) the first pass does not compile; and `make run`'s
+# build without the study engine (the library and binary: the tests need the engine).
 clippy:
 	$(CARGO) clippy --all-targets --locked -- -D warnings
 	$(CARGO) clippy --all-targets --locked --all-features -- -D warnings
+	$(CARGO) clippy --lib --bins --locked --no-default-features -- -D warnings
 	$(CARGO) clippy --locked -p robots-census-python -- -D warnings
 
 doc:

@@ -34,23 +34,39 @@ named AS (
     -- select list pair them in DuckDB and DataFusion; Spark would multiply them).
     -- The positions are a column of an inner select, not unnest's argument: Spark
     -- refuses a SQL function (generate_series, preamble/spark.sql) inside a generator.
-    SELECT p.host, g.group_index,
-           array_extract(g.product_tokens, g.i) AS product_token,
-           array_extract(g.user_agents, g.i) AS user_agent
-    FROM (SELECT doc_id, group_index, product_tokens, user_agents, unnest(positions) AS i
-          FROM (SELECT *,
-                       generate_series(1, CAST(greatest(cardinality(product_tokens),
-                                                        cardinality(user_agents)) AS BIGINT))
-                           AS positions
-                FROM groups) AS gp) g
+    -- The elements are taken before the join, so that only they (not both lists, once
+    -- per position) are sorted for it.
+    SELECT p.host, g.group_index, g.product_token, g.user_agent
+    FROM (SELECT doc_id, group_index,
+                 array_extract(product_tokens, i) AS product_token,
+                 array_extract(user_agents, i) AS user_agent
+          FROM (SELECT doc_id, group_index, product_tokens, user_agents, unnest(positions) AS i
+                FROM (SELECT *,
+                             generate_series(1, CAST(greatest(cardinality(product_tokens),
+                                                              cardinality(user_agents)) AS BIGINT))
+                                 AS positions
+                      FROM groups) AS gp) AS gu) g
     JOIN parsed p USING (doc_id)
+),
+-- One row per (token, host, group), then per (token, host): plain GROUP BYs, which
+-- every engine spills to disk, where count(DISTINCT ...) of a pair keeps one hash set
+-- per token in memory (DataFusion ran out of it at 100k captures).
+per_group AS (
+    SELECT product_token, host, group_index, min(user_agent) AS user_agent
+    FROM named
+    GROUP BY product_token, host, group_index
+),
+per_host AS (
+    SELECT product_token, host, count(*) AS n_groups, min(user_agent) AS user_agent
+    FROM per_group
+    GROUP BY product_token, host
 )
 SELECT product_token,
-       count(DISTINCT host) AS hosts,
-       round(100.0 * CAST(count(DISTINCT host) AS DOUBLE) / (SELECT count(*) FROM parsed), 2) AS hosts_pct,
-       count(DISTINCT (host, group_index)) AS groups,
+       count(*) AS hosts,
+       round(100.0 * CAST(count(*) AS DOUBLE) / (SELECT count(*) FROM parsed), 2) AS hosts_pct,
+       CAST(sum(n_groups) AS BIGINT) AS groups,
        min(user_agent) AS example_value
-FROM named
+FROM per_host
 GROUP BY product_token
 ORDER BY hosts DESC, product_token NULLS LAST
 LIMIT 100;

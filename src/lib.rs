@@ -38,5 +38,6 @@ pub mod robots;
 pub mod sites;
 pub mod status;
 pub mod store;
+#[cfg(feature = "study")]
 pub mod study;
 pub mod verdicts;

@@ -21,6 +21,7 @@ use std::path::{Path, PathBuf};
 pub use diff::{AgentSummary, Change, Summary};
 pub use read::Block;
 
+use crate::output::catalog::Catalog;
 use crate::sites::SitesError;
 use diff::Lines;
 
@@ -62,23 +63,34 @@ pub struct Comparison {
 /// and `sitemaps` for the rule lines and sitemaps), handing each change to `sink`.
 fn compare_into(
     out: &Path,
-    from: &str,
-    to: &str,
+    crawls: &SitesCrawls,
+    (from, to): (&str, &str),
     sink: &mut diff::Sink<'_>,
 ) -> Result<Summary, ChangesError> {
-    if from == to {
-        return Err(ChangesError::SameCrawl(from.to_owned()));
-    }
-    let crawls = read::sites_crawls(out)?;
     let files = |crawl: &str| {
         crawls.get(crawl).ok_or_else(|| ChangesError::UnknownCrawl {
             crawl: crawl.to_owned(),
             have: crawls.keys().cloned().collect::<Vec<_>>().join(", "),
         })
     };
-    let a = read::read_sites(files(from)?, from)?;
-    let b = read::read_sites(files(to)?, to)?;
+    // Both looked up before anything is read: a wrong name costs no reading.
+    let (files_a, files_b) = (files(from)?, files(to)?);
+    if from == to {
+        return Err(ChangesError::SameCrawl(from.to_owned()));
+    }
+    let a = read::read_sites(files_a, from)?;
+    let b = read::read_sites(files_b, to)?;
     compare_sites(out, &a, &b, sink)
+}
+
+/// The crawls of the sites table and their part files.
+type SitesCrawls = std::collections::BTreeMap<String, Vec<PathBuf>>;
+
+/// The dataset's catalog (each manifest read once per step) and its sites crawls.
+fn open(out: &Path) -> Result<(Catalog, SitesCrawls), ChangesError> {
+    let catalog = Catalog::open_dir(out).map_err(SitesError::from)?;
+    let crawls = read::sites_crawls(&catalog, out)?;
+    Ok((catalog, crawls))
 }
 
 /// Compares two crawls' sites tables already read, reading the rule lines and
@@ -117,8 +129,9 @@ fn compare_sites(
 /// Compares crawl `from` with crawl `to` without writing anything: every change row
 /// in memory, and the summary.
 pub fn compare(out: &Path, from: &str, to: &str) -> Result<Comparison, ChangesError> {
+    let (_, crawls) = open(out)?;
     let mut changes = Vec::new();
-    let summary = compare_into(out, from, to, &mut |c| {
+    let summary = compare_into(out, &crawls, (from, to), &mut |c| {
         changes.push(c);
         Ok(())
     })?;
@@ -129,7 +142,7 @@ pub fn compare(out: &Path, from: &str, to: &str) -> Result<Comparison, ChangesEr
 /// streaming the rows to the file.
 pub fn run(out: &Path, from: &str, to: &str) -> Result<(Summary, PathBuf), ChangesError> {
     // Validated (and the crawls found) before the file is created: errors write nothing.
-    let crawls = read::sites_crawls(out)?;
+    let (catalog, crawls) = open(out)?;
     for crawl in [from, to] {
         if !crawls.contains_key(crawl) {
             return Err(ChangesError::UnknownCrawl {
@@ -141,11 +154,8 @@ pub fn run(out: &Path, from: &str, to: &str) -> Result<(Summary, PathBuf), Chang
     if from == to {
         return Err(ChangesError::SameCrawl(from.to_owned()));
     }
-    let state = crate::output::catalog::Catalog::open_dir(out)
-        .map_err(SitesError::from)?
-        .state;
-    let mut writer = write::ChangesWriter::create(out, from, to, &state)?;
-    match compare_into(out, from, to, &mut |c| writer.push(c)) {
+    let mut writer = write::ChangesWriter::create(out, from, to, &catalog.state)?;
+    match compare_into(out, &crawls, (from, to), &mut |c| writer.push(c)) {
         Ok(summary) => {
             let path = writer.commit()?;
             crate::output::views::write(&crate::output::OutTarget::Local(out.to_owned()))
@@ -163,7 +173,7 @@ pub fn run(out: &Path, from: &str, to: &str) -> Result<(Summary, PathBuf), Chang
 /// The crawls of `<out>/sites/`, in name order (Common Crawl's `CC-MAIN-YYYY-WW` names
 /// sort by time).
 pub fn crawls(out: &Path) -> Result<Vec<String>, ChangesError> {
-    Ok(read::sites_crawls(out)?.into_keys().collect())
+    Ok(open(out)?.1.into_keys().collect())
 }
 
 /// The summary per agent of every consecutive pair of crawls of `<out>/sites/`
@@ -173,7 +183,7 @@ pub fn consecutive(out: &Path) -> Result<Vec<Summary>, ChangesError> {
     // earlier one of the next.
     let mut summaries = Vec::new();
     let mut earlier: Option<read::CrawlSites> = None;
-    for (crawl, files) in read::sites_crawls(out)? {
+    for (crawl, files) in open(out)?.1 {
         let later = read::read_sites(&files, &crawl)?;
         if let Some(a) = &earlier {
             summaries.push(compare_sites(out, a, &later, &mut |_| Ok(()))?);

@@ -17,7 +17,7 @@ use crate::output::dataset::partition_dir;
 use crate::output::read::{batches, part_files};
 use crate::output::Table;
 use crate::sites::read::{opt, Columns, DocId};
-use crate::sites::{SitesError, StatusClass};
+use crate::sites::StatusClass;
 
 /// How a site's deciding capture treats one agent, in the sense of
 /// `queries/agent_restrictions_by_crawl.sql`.
@@ -86,11 +86,13 @@ pub struct CrawlSites {
     pub sites: BTreeMap<Box<str>, SiteState>,
 }
 
-/// The crawls of `<out>/sites/`, each with its part files (a crawl per file, as `sites` writes).
-/// A sites table made from another state of the dataset is refused (see
-/// [`crate::output::catalog`]).
-pub fn sites_crawls(out: &Path) -> Result<BTreeMap<String, Vec<PathBuf>>, ChangesError> {
-    let catalog = Catalog::open_dir(out).map_err(SitesError::from)?;
+/// The crawls of the sites table of `catalog` (the dataset `out`), each with its part
+/// files (a crawl per file, as `sites` writes). A sites table made from another state of
+/// the dataset is refused (see [`crate::output::catalog`]).
+pub fn sites_crawls(
+    catalog: &Catalog,
+    out: &Path,
+) -> Result<BTreeMap<String, Vec<PathBuf>>, ChangesError> {
     let files = match catalog.entry(Table::Sites) {
         Entry::Present(files) if !files.is_empty() => files.clone(),
         Entry::Stale(why) => return Err(ChangesError::Stale(why.clone())),

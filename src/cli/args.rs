@@ -55,6 +55,19 @@ Exit codes:
   2  usage error, not a dataset, a table it lacks (or a stale one), an SQL error, or
      the output cannot be written";
 
+/// `query --format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum QueryFormat {
+    /// An aligned text table (the whole result is held to align it).
+    Table,
+    /// CSV with a header line.
+    Csv,
+    /// One JSON object per row (JSON lines).
+    Json,
+    /// A Parquet file (needs --output).
+    Parquet,
+}
+
 /// Arguments of `robots-census query`.
 #[derive(Debug, clap::Args)]
 #[command(after_help = QUERY_AFTER_HELP)]
@@ -76,8 +89,8 @@ pub struct QueryArgs {
     pub execute: Option<String>,
 
     /// How the rows are written.
-    #[arg(long, value_enum, default_value_t = crate::study::Format::Table)]
-    pub format: crate::study::Format,
+    #[arg(long, value_enum, default_value_t = QueryFormat::Table)]
+    pub format: QueryFormat,
 
     /// Write the rows to FILE instead of stdout (required for --format parquet).
     #[arg(short = 'o', long, value_name = "FILE")]

@@ -227,6 +227,18 @@ pub fn query(args: &QueryArgs) -> Exit {
     }
 }
 
+/// A binary built without the study engine (`make run`'s): says how to get it.
+#[cfg(not(feature = "study"))]
+fn query_checked(_args: &QueryArgs) -> Result<(), String> {
+    Err(
+        "this binary was built without the study engine (cargo feature `study`, on by \
+         default; `make run` leaves it out to build faster): build it with `make build` \
+         or `cargo build --release`, then run target/release/robots-census query"
+            .to_owned(),
+    )
+}
+
+#[cfg(feature = "study")]
 fn query_checked(args: &QueryArgs) -> Result<(), String> {
     let options = args.options()?;
     let (sql, name) = match (&args.execute, &args.file) {
@@ -248,7 +260,7 @@ fn query_checked(args: &QueryArgs) -> Result<(), String> {
         crate::output::catalog::Catalog::open_dir(&args.out).map_err(|e| e.to_string())?;
     let engine = crate::study::Engine::open(&catalog, &options).map_err(|e| e.to_string())?;
     let results = engine.run(&sql, &name).map_err(|e| e.to_string())?;
-    crate::study::write_results(results, args.format, args.output.as_deref())
+    crate::study::write_results(results, args.format(), args.output.as_deref())
         .map(|_rows| ())
         .map_err(|e| e.to_string())
 }

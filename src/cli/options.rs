@@ -5,7 +5,7 @@
 use std::ffi::OsString;
 use std::time::Duration;
 
-use super::args::{AuditArgs, CheckArgs, QueryArgs, ReportArgs, RunArgs, SitesArgs};
+use super::args::{AuditArgs, CheckArgs, ReportArgs, RunArgs, SitesArgs};
 use crate::check::CheckOptions;
 use crate::config::{parse_shard, ConfigError, InputsAsked, RunOptions};
 use crate::input::CsvOptions;
@@ -173,7 +173,19 @@ impl AuditArgs {
 }
 
 /// Arguments as the bytes the user typed (agents and URLs are matched as given).
-impl QueryArgs {
+#[cfg(feature = "study")]
+impl super::args::QueryArgs {
+    pub fn format(&self) -> crate::study::Format {
+        use super::args::QueryFormat;
+        use crate::study::Format;
+        match self.format {
+            QueryFormat::Table => Format::Table,
+            QueryFormat::Csv => Format::Csv,
+            QueryFormat::Json => Format::Json,
+            QueryFormat::Parquet => Format::Parquet,
+        }
+    }
+
     pub fn options(&self) -> Result<crate::study::EngineOptions, String> {
         Ok(crate::study::EngineOptions {
             memory_limit: parse_size(&self.memory_limit).ok_or_else(|| {
@@ -188,6 +200,7 @@ impl QueryArgs {
     }
 }
 
+#[cfg(feature = "study")]
 /// A byte size: a number with an optional unit, K/M/G/T (powers of 1024, as DataFusion
 /// reads `memory_limit`), with or without `i` and `B`: `512MiB`, `4G`, `1.5GiB`, `1000`.
 fn parse_size(text: &str) -> Option<usize> {
@@ -365,6 +378,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "study")]
     fn memory_limits_read_as_datafusion_reads_them() {
         use super::parse_size;
         assert_eq!(parse_size("1GiB"), Some(1 << 30));

@@ -68,6 +68,8 @@ pub enum Entry {
 pub struct Catalog {
     /// The dataset root as given (a local directory, or an `s3://` URL).
     pub root: String,
+    /// A local dataset's directory, canonical: every path of [`Catalog::files`] is under it.
+    pub dir: Option<PathBuf>,
     pub meta: DatasetMeta,
     pub state: DatasetState,
     tables: BTreeMap<&'static str, Entry>,
@@ -118,14 +120,13 @@ impl Catalog {
             }
             OutTarget::S3 { .. } => None,
         };
-        let local = local.as_deref();
         let mut tables = BTreeMap::new();
         for table in Table::ALL {
             let mut files: Vec<PathBuf> = manifests
                 .iter()
                 .flat_map(|m| &m.files)
                 .filter(|f| f.table == table.name())
-                .map(|f| match local {
+                .map(|f| match &local {
                     Some(dir) => dir.join(&f.path),
                     None => PathBuf::from(format!("{root}/{}", f.path)),
                 })
@@ -143,7 +144,7 @@ impl Catalog {
             tables.insert(table.name(), entry);
         }
         for table in Table::DERIVED {
-            let entry = match local {
+            let entry = match &local {
                 Some(dir) => derived(dir, table, &state, &root)?,
                 None => Entry::Absent(format!(
                     "table {} is only read from a local dataset",
@@ -154,6 +155,7 @@ impl Catalog {
         }
         Ok(Catalog {
             root,
+            dir: local,
             meta,
             state,
             tables,

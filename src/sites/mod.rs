@@ -187,6 +187,7 @@ pub fn run(options: &Options) -> Result<Report, SitesError> {
             .join(crate::output::dataset::partition_dir(&crawl))
             .join("part-0.parquet");
         let input = CrawlInput {
+            root: catalog.dir.as_deref().unwrap_or(out),
             crawl: &crawl,
             files: &files,
             rows,
@@ -220,6 +221,9 @@ pub fn run(options: &Options) -> Result<Report, SitesError> {
 
 /// One crawl's documents: the part files holding it and its number of rows.
 struct CrawlInput<'a> {
+    /// The dataset's directory as the catalog names it (canonical), so that the
+    /// agents part beside each documents part is found whatever path `--out` was given.
+    root: &'a Path,
     crawl: &'a str,
     files: &'a [PathBuf],
     rows: usize,
@@ -251,7 +255,7 @@ fn one_crawl(
     sorted(&mut shown);
     let urls = read::read_urls(files, &shown)?;
     drop(shown);
-    let agent_files = read::companion_files(&options.out, files, Table::Agents.name());
+    let agent_files = read::companion_files(input.root, files, Table::Agents.name());
     let rows = read::read_agents(&agent_files, &ends)?;
     drop(ends);
     let agents = choose_agents(&options.out, wanted, crawl, &rows)?;

@@ -11,8 +11,8 @@ use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use super::engine::Results;
 use super::StudyError;
 
-/// `query --format`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+/// How the rows are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
     /// An aligned text table (the whole result is held to align it).
     Table,
@@ -20,7 +20,7 @@ pub enum Format {
     Csv,
     /// One JSON object per row (JSON lines).
     Json,
-    /// A Parquet file (needs --output).
+    /// A Parquet file (needs an output path).
     Parquet,
 }
 

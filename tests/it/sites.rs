@@ -316,6 +316,22 @@ fn sites_output_is_deterministic_and_replaces_the_old_table() {
         &["-q", "--ranks", ranks, "--status-semantics", "ccbot"],
     );
     assert_eq!(first, snapshot(&out), "same tables and options, same bytes");
+    // The dataset named by a relative path, as users type it: same bytes (the agents part
+    // beside each documents part was once looked up under the path as given, which never
+    // matched the catalog's canonical paths, and the step failed with "no agents table").
+    let relative = bin()
+        .current_dir(out.parent().expect("out has a parent"))
+        .args(["sites", "out", "-q", "--ranks", ranks])
+        .args(["--status-semantics", "ccbot"])
+        .output()
+        .expect("run robots-census sites");
+    assert_eq!(
+        relative.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&relative.stderr)
+    );
+    assert_eq!(first, snapshot(&out), "a relative OUT gives the same bytes");
     // The ranks list is in the dataset, sorted by rank.
     let stored = rows(&out.join("ranks"));
     assert_eq!(stored.len(), 31);
