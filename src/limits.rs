@@ -166,3 +166,8 @@ pub const STEP_BATCH_ROWS: usize = 64 * 1024;
 
 /// Redirect hops followed (RFC 9309 section 2.3.1.2: "at least five").
 pub const MAX_REDIRECT_HOPS: u32 = 5;
+
+/// Part size of a multipart upload when a task's part is published to S3 (and the
+/// largest part sent in one PUT): S3 takes parts of 5 MiB to 5 GiB, at most 10,000 of
+/// them (objects up to 160 GiB here); two in flight bound the memory an upload holds.
+pub const PUBLISH_PART_SIZE: usize = 16 << 20;

@@ -23,7 +23,8 @@ use std::sync::Arc;
 use bytes::Bytes;
 
 use super::dataset::{self, DatasetMeta, PartFile, TaskManifest};
-use super::{io_err, OutputError, Table};
+use super::{OutputError, Table};
+use crate::limits::PUBLISH_PART_SIZE;
 use crate::store::{Location, StoreError, StoreOptions, Stores};
 
 /// The output of a run, or the dataset `status` reads.
@@ -279,8 +280,10 @@ impl OutTarget {
     }
 
     /// Makes a committed task's parts visible: nothing to do locally (they were
-    /// renamed into place); on S3 one PUT per part from the staging directory, whose
-    /// copy is then removed. On an error, every staged part of `files` is removed.
+    /// renamed into place); on S3 each part is uploaded from the staging directory (one
+    /// PUT, or a multipart upload for a part over [`PUBLISH_PART_SIZE`], never held in
+    /// memory whole), whose copy is then removed. On an error, every staged part of
+    /// `files` is removed.
     pub fn publish(&self, files: &[PartFile]) -> Result<(), OutputError> {
         let OutTarget::S3 {
             root,
@@ -294,13 +297,9 @@ impl OutTarget {
         for file in files {
             let staged = staging.join(&file.path);
             if result.is_ok() {
-                result = std::fs::read(&staged)
-                    .map_err(io_err(&staged))
-                    .and_then(|bytes| {
-                        stores
-                            .put(&Self::object(root, &file.path), Bytes::from(bytes))
-                            .map_err(OutputError::Store)
-                    });
+                result = stores
+                    .put_file(&Self::object(root, &file.path), &staged, PUBLISH_PART_SIZE)
+                    .map_err(OutputError::Store);
             }
             let _ = std::fs::remove_file(&staged);
         }

@@ -849,5 +849,48 @@ fn store_api_puts_gets_lists_and_deletes_on_s3_and_locally() {
         let err = stores.read_all(&at("documents/none")).expect_err("missing");
         assert_eq!(err.code(), "remote_not_found");
         assert!(!err.is_transient());
+        // A file larger than the part size goes up in parts (how `publish` sends a big
+        // task part), a small one in one PUT; both read back byte for byte.
+        let big: Vec<u8> = (0..12 << 20).map(|i: u32| (i % 251) as u8).collect();
+        let source = dir.join("big.bin");
+        std::fs::write(&source, &big).expect("write big.bin");
+        let (c, d) = (at("documents/c.parquet"), at("documents/d.parquet"));
+        stores.put_file(&c, &source, 5 << 20).expect("put_file c");
+        stores.put_file(&d, &source, 16 << 20).expect("put_file d");
+        for object in [&c, &d] {
+            assert!(
+                stores.read_all(object).expect("read back") == big,
+                "{object}"
+            );
+        }
+        if let Location::S3 { bucket, .. } = &base {
+            // S3 gives a multipart object the ETag "<md5 of the parts' md5s>-<parts>".
+            let etag = |key: &str| {
+                let out = std::process::Command::new(python())
+                    .args(["-c", HEAD_ETAG, &s3.port.to_string(), bucket, key])
+                    .output()
+                    .expect("run boto3 head_object");
+                assert!(
+                    out.status.success(),
+                    "{}",
+                    String::from_utf8_lossy(&out.stderr)
+                );
+                String::from_utf8_lossy(&out.stdout).trim().to_owned()
+            };
+            assert!(
+                etag("run1/documents/c.parquet").ends_with("-3\""),
+                "5+5+2 MiB parts"
+            );
+            assert!(!etag("run1/documents/d.parquet").contains('-'), "one PUT");
+        }
     }
 }
+
+/// Prints the ETag of s3://BUCKET/KEY on moto (argv: port, bucket, key).
+const HEAD_ETAG: &str = r#"
+import sys, boto3
+port, bucket, key = sys.argv[1:4]
+s3 = boto3.client("s3", endpoint_url="http://127.0.0.1:" + port, aws_access_key_id="testing",
+                  aws_secret_access_key="testing", region_name="us-east-1")
+print(s3.head_object(Bucket=bucket, Key=key)["ETag"])
+"#;
