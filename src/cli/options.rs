@@ -200,9 +200,9 @@ impl super::args::QueryArgs {
     }
 }
 
-#[cfg(feature = "study")]
 /// A byte size: a number with an optional unit, K/M/G/T (powers of 1024, as DataFusion
 /// reads `memory_limit`), with or without `i` and `B`: `512MiB`, `4G`, `1.5GiB`, `1000`.
+#[cfg(feature = "study")]
 fn parse_size(text: &str) -> Option<usize> {
     let text = text.trim();
     let split = text
