@@ -181,8 +181,9 @@ impl Stores {
 
     /// Writes the local file `source` as the whole object at `loc`: one PUT when it
     /// holds at most `part_size` bytes, else a multipart upload of `part_size` parts
-    /// (an S3 PUT holds at most 5 GiB; parts of at least 5 MiB), with at most two parts
-    /// in flight, so memory stays near `3 * part_size` whatever the file's size. Retried
+    /// (an S3 PUT holds at most 5 GiB; parts of at least 5 MiB), waiting whenever more
+    /// than two are in flight, so memory stays under about `4 * part_size` (the read
+    /// buffer and three parts at the peak) whatever the file's size. Retried
     /// as a whole: a failed attempt's upload is aborted and the next starts again from
     /// the file. A local `loc` is a copy under a temporary name, renamed.
     pub fn put_file(
