@@ -162,14 +162,7 @@ impl Stores {
     /// directory made first.
     pub fn put(&self, loc: &Location, bytes: Bytes) -> Result<(), StoreError> {
         if let Location::Local(path) = loc {
-            let mut tmp = path.clone().into_os_string();
-            tmp.push(".tmp");
-            let parent = path.parent().filter(|p| !p.as_os_str().is_empty());
-            return parent
-                .map_or(Ok(()), std::fs::create_dir_all)
-                .and_then(|()| std::fs::write(&tmp, &bytes))
-                .and_then(|()| std::fs::rename(&tmp, path))
-                .map_err(|e| local_error(loc, &e));
+            return write_local(loc, path, |tmp| std::fs::write(tmp, &bytes));
         }
         let (store, path) = self.client(loc)?;
         let payload = PutPayload::from_bytes(bytes);
@@ -197,14 +190,7 @@ impl Stores {
             .map_err(|e| local_error(&source_loc, &e))?
             .len();
         if let Location::Local(path) = loc {
-            let mut tmp = path.clone().into_os_string();
-            tmp.push(".tmp");
-            let parent = path.parent().filter(|p| !p.as_os_str().is_empty());
-            return parent
-                .map_or(Ok(()), std::fs::create_dir_all)
-                .and_then(|()| std::fs::copy(source, &tmp).map(|_| ()))
-                .and_then(|()| std::fs::rename(&tmp, path))
-                .map_err(|e| local_error(loc, &e));
+            return write_local(loc, path, |tmp| std::fs::copy(source, tmp).map(|_| ()));
         }
         if size <= part_size as u64 {
             let bytes = std::fs::read(source).map_err(|e| local_error(&source_loc, &e))?;
@@ -387,6 +373,24 @@ fn credentials_in_env() -> bool {
     ]
     .iter()
     .any(|k| std::env::var_os(k).is_some_and(|v| !v.is_empty()))
+}
+
+/// Writes the local file `path` (the location `loc`) by `write` under a temporary name,
+/// then renames it into place; its directory is made first.
+fn write_local(
+    loc: &Location,
+    path: &std::path::Path,
+    write: impl FnOnce(&std::path::Path) -> std::io::Result<()>,
+) -> Result<(), StoreError> {
+    let mut tmp = path.to_owned().into_os_string();
+    tmp.push(".tmp");
+    let tmp = std::path::PathBuf::from(tmp);
+    let parent = path.parent().filter(|p| !p.as_os_str().is_empty());
+    parent
+        .map_or(Ok(()), std::fs::create_dir_all)
+        .and_then(|()| write(&tmp))
+        .and_then(|()| std::fs::rename(&tmp, path))
+        .map_err(|e| local_error(loc, &e))
 }
 
 /// Feeds `source` to `writer` in `part_size` reads, waiting whenever two parts are
