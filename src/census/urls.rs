@@ -112,6 +112,12 @@ pub fn lookup_key(url: &str) -> String {
     }
 }
 
+/// [`lookup_key`] of a URL parsed already: its serialisation up to the fragment,
+/// which is what dropping the fragment and serialising again gives, without the copy.
+pub fn lookup_key_of(parsed: &url::Url) -> &str {
+    &parsed[..url::Position::AfterQuery]
+}
+
 /// Whether a URL is a site's robots.txt as Common Crawl selects them: http(s),
 /// a host, the path exactly `/robots.txt`, no query.
 pub fn is_robots_url(url: &str) -> bool {
@@ -190,6 +196,15 @@ mod tests {
             "https://example.com/robots.txt"
         );
         assert_eq!(lookup_key("no url"), "no url");
+        for url in [
+            "HTTPS://Example.COM:443/robots.txt#x",
+            "http://a.example/x/../robots.txt?q=1#frag#more",
+            "http://a.example/robots.txt#",
+            "https://b.example:8443/r.txt",
+        ] {
+            let parsed = url::Url::parse(url).expect("a URL");
+            assert_eq!(lookup_key_of(&parsed), lookup_key(url), "{url}");
+        }
     }
 
     #[test]

@@ -25,7 +25,7 @@ use super::{io_err, OutputError, Table};
 use crate::limits::TARGET_TASKS;
 
 /// Version of the output layout and manifests; part of the fingerprint.
-pub const FORMAT_VERSION: u32 = 3;
+pub const FORMAT_VERSION: u32 = 4;
 
 /// `<out>/_manifests/`: one JSON manifest per finished task.
 pub const MANIFEST_DIR: &str = "_manifests";

@@ -49,6 +49,14 @@ pub struct DocInfo<'a> {
     pub registrable_domain: Option<&'a str>,
     pub location: Option<String>,
     pub is_robots_url: bool,
+    /// [`crate::census::urls::lookup_key`] of `url`; `None` without a URL.
+    pub url_key: Option<String>,
+    /// [`crate::census::urls::lookup_key`] of `location`.
+    pub location_key: Option<String>,
+    /// [`crate::census::site_classes::robots_mime`] of the payload and content types.
+    pub robots_mime: bool,
+    /// [`crate::census::urls::host_name`] of `host`; `None` without a host.
+    pub host_name: Option<&'a str>,
 }
 
 /// An input problem, as the `errors` table records it.
@@ -141,6 +149,11 @@ impl Documents {
             .append_option(info.registrable_domain);
         self.location.append_option(info.location.as_deref());
         self.is_robots_url.append_value(info.is_robots_url);
+        self.url_key.append_option(info.url_key.as_deref());
+        self.location_key
+            .append_option(info.location_key.as_deref());
+        self.robots_mime.append_value(info.robots_mime);
+        self.host_name.append_option(info.host_name);
     }
 }
 
@@ -583,6 +596,10 @@ Crawl-delay: 5\nSitemap: https://maps.example/s.xml\nHost: x\nClean-param: y\nFo
             registrable_domain: Some("example.com"),
             location: Some("https://moved.example/robots.txt".to_owned()),
             is_robots_url: false,
+            url_key: Some("https://www.example.com:8443/robots.txt".to_owned()),
+            location_key: Some("https://moved.example/robots.txt".to_owned()),
+            robots_mime: true,
+            host_name: Some("www.example.com"),
         };
         let mut batches = Batches::new(TableSet::ALL, "CC-MAIN-2026-01");
         batches.document(&info, Some(&doc));
@@ -702,6 +719,10 @@ Crawl-delay: 5\nSitemap: https://maps.example/s.xml\nHost: x\nClean-param: y\nFo
                 ("registrable_domain", Some("example.com")),
                 ("location", Some("https://moved.example/robots.txt")),
                 ("is_robots_url", Some("false")),
+                ("url_key", Some("https://www.example.com:8443/robots.txt")),
+                ("location_key", Some("https://moved.example/robots.txt")),
+                ("robots_mime", Some("true")),
+                ("host_name", Some("www.example.com")),
                 crawl,
             ],
         );

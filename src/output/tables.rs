@@ -116,6 +116,10 @@ table! {
         registrable_domain: Utf8 nullable distinct => "Registrable domain of the URL's host (Public Suffix List, see psl_version in the manifest): shop.example.co.uk -> example.co.uk; null for IP addresses and bare public suffixes.",
         location: Utf8 nullable distinct => "3xx responses: the Location header resolved to an absolute URL against the capture's URL; null otherwise or when it does not resolve.",
         is_robots_url: Bool required => "The URL is http(s) with the path exactly /robots.txt and no query (Common Crawl's selection of robots.txt captures).",
+        url_key: Utf8 nullable distinct => "The URL as the sites step matches URLs: parsed and serialized by WHATWG rules without its fragment (the URL as given when it does not parse); null when url is. Written so SQL can join captures to Location targets without a URL parser.",
+        location_key: Utf8 nullable distinct => "location in the url_key form; null when location is.",
+        robots_mime: Bool required => "Common Crawl's MIME filter for robots.txt captures passes: payload_type is text/* but text/html, message/rfc822 or plain/text; without one, content_type is absent or contains text not followed by /html (census::site_classes::robots_mime).",
+        host_name: Utf8 nullable distinct => "host without a trailing dot (the host name sites are keyed by); null when host is.",
     }
 }
 
@@ -257,6 +261,8 @@ table! {
     pub struct Ranks => pub const RANKS {
         rank: Int64 required => "Rank in the list (1 = top).",
         host: Utf8 required distinct => "Host name, lower-cased; its best (lowest) rank when listed twice.",
+        host_name: Utf8 required distinct => "host without a port or trailing dot (documents.host_name's form), so SQL can key ranked hosts as sites are keyed.",
+        registrable_domain: Utf8 nullable => "Registrable domain of host_name (Public Suffix List, as documents.registrable_domain); null for IP addresses and bare public suffixes.",
     }
 }
 

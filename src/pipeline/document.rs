@@ -4,6 +4,7 @@
 //! this module gathers them for [`crate::output::rows`] to append.
 
 use crate::census::readings::{readings, Reading};
+use crate::census::site_classes;
 use crate::census::status::{classification, status_class, StatusOutcome};
 use crate::census::urls::{self, authority, url_parts_of};
 use crate::config::RunConfig;
@@ -43,6 +44,11 @@ pub fn problem_row<'a>(
     }
 }
 
+/// An empty header value as absent, as the documents table stores it.
+fn opt_str(s: &str) -> Option<&str> {
+    (!s.is_empty()).then_some(s)
+}
+
 fn record_kind(kind: CaptureKind) -> &'static str {
     match kind {
         CaptureKind::Response => "response",
@@ -72,6 +78,14 @@ pub fn document(
     } else {
         StatusOutcome::Unknown
     };
+    let location = capture
+        .http_status
+        .is_some_and(|s| (300..400).contains(&s))
+        .then(|| {
+            let base = parsed.as_ref()?;
+            urls::resolve_location_against(base, &capture.http_location)
+        })
+        .flatten();
     let info = DocInfo {
         doc_id,
         source,
@@ -98,15 +112,21 @@ pub fn document(
             sha1_hex(&capture.body[..capture.body.len().min(crate::limits::ROBOTS_PARSE_CAP)])
         }),
         registrable_domain: urls::registrable_domain(&host),
-        location: capture
-            .http_status
-            .is_some_and(|s| (300..400).contains(&s))
-            .then(|| {
-                let base = parsed.as_ref()?;
-                urls::resolve_location_against(base, &capture.http_location)
-            })
-            .flatten(),
+        location_key: location.as_deref().map(urls::lookup_key),
+        location,
         is_robots_url: parsed.as_ref().is_some_and(urls::is_robots_parsed),
+        // The sites step's inputs that SQL cannot compute alike in every engine (a
+        // WHATWG URL serialisation, the MIME filter's substring rule): computed here,
+        // once, so the step can be plain SQL over the tables.
+        url_key: (!capture.target_uri.is_empty()).then(|| match &parsed {
+            Some(parsed) => urls::lookup_key_of(parsed).to_owned(),
+            None => capture.target_uri.clone(),
+        }),
+        robots_mime: site_classes::robots_mime(
+            opt_str(&capture.identified_payload_type),
+            opt_str(&capture.http_content_type),
+        ),
+        host_name: (!host.is_empty()).then(|| urls::host_name(&host)),
     };
     for warning in &capture.warnings {
         batches.problem(&problem_row(source, Some(doc_id), warning));

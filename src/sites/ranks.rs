@@ -9,6 +9,7 @@ use arrow_array::RecordBatch;
 
 use super::SiteKey;
 use super::SitesError;
+use crate::census::urls::{host_name, registrable_domain};
 use crate::output::Table;
 
 /// A parsed ranks file: (rank, host) sorted by rank then host, one row per host,
@@ -79,6 +80,13 @@ pub fn batch(ranks: &Ranks) -> Result<RecordBatch, arrow_schema::ArrowError> {
     for (rank, host) in &ranks.rows {
         columns.rank.append_value(*rank);
         columns.host.append_value(host);
+        // The host's site keys' inputs, so a SQL sites step can key ranks as
+        // `SiteKey::site_of` does without a Public Suffix List of its own.
+        let name = host_name(host);
+        columns.host_name.append_value(name);
+        columns
+            .registrable_domain
+            .append_option(registrable_domain(name));
     }
     RecordBatch::try_new(Table::Ranks.schema(), columns.finish())
 }
@@ -86,6 +94,7 @@ pub fn batch(ranks: &Ranks) -> Result<RecordBatch, arrow_schema::ArrowError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use arrow_array::Array;
 
     #[test]
     fn tranco_lines_headers_duplicates_and_junk() {
@@ -113,6 +122,33 @@ mod tests {
         assert_eq!(
             by_site(&ranks, SiteKey::RegistrableDomain)["example.co.uk"],
             4
+        );
+        let table = batch(&ranks).unwrap();
+        let column = |name: &str| {
+            let array = table.column_by_name(name).unwrap();
+            let strings = array
+                .as_any()
+                .downcast_ref::<arrow_array::StringArray>()
+                .unwrap();
+            (0..strings.len())
+                .map(|i| strings.is_valid(i).then(|| strings.value(i)))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            column("host_name"),
+            [
+                Some("example.com"),
+                Some("www.example.com"),
+                Some("shop.example.co.uk")
+            ]
+        );
+        assert_eq!(
+            column("registrable_domain"),
+            [
+                Some("example.com"),
+                Some("example.com"),
+                Some("example.co.uk")
+            ]
         );
         std::fs::remove_dir_all(&dir).unwrap();
     }

@@ -250,7 +250,7 @@ fn sites_match_independent_expectations_under_every_option() {
     not(feature = "external-tests"),
     ignore = "needs ../shared, the venv, Java or Chromium: make test"
 )]
-fn documents_carry_crawl_location_registrable_domain_and_robots_url() {
+fn documents_carry_the_columns_the_sites_step_reads() {
     let out = census("sites-documents");
     let have = rows(&out.join("documents"));
     let want = corpus().expected["documents"]
@@ -268,10 +268,46 @@ fn documents_carry_crawl_location_registrable_domain_and_robots_url() {
         let h = by_url
             .get(&k)
             .unwrap_or_else(|| panic!("no documents row for {k:?}"));
-        for column in ["crawl", "location", "registrable_domain", "is_robots_url"] {
+        for column in [
+            "crawl",
+            "location",
+            "registrable_domain",
+            "is_robots_url",
+            "url_key",
+            "location_key",
+            "host_name",
+        ] {
             assert_eq!(h[column], w[column], "{k:?}: {column}");
         }
     }
+    // Refetches of a URL may differ in their types: robots_mime is compared per
+    // capture, as counts of (url, crawl, robots_mime).
+    let tally = |rows: Vec<(&Value, &Value, &Value)>| {
+        let mut counts: BTreeMap<(String, String, String), usize> = BTreeMap::new();
+        for (url, crawl, mime) in rows {
+            *counts
+                .entry((text(url), text(crawl), mime.to_string()))
+                .or_default() += 1;
+        }
+        counts
+    };
+    assert_eq!(
+        tally(
+            have.iter()
+                .map(|r| (&r["url"], &r["crawl"], &r["robots_mime"]))
+                .collect()
+        ),
+        tally(
+            want.iter()
+                .map(|w| (&w["url"], &w["crawl"], &w["robots_mime"]))
+                .collect()
+        ),
+        "robots_mime per capture"
+    );
+    assert!(
+        have.iter().any(|r| r["robots_mime"] == false),
+        "the corpus has captures the MIME filter rejects"
+    );
     // The relative Location was resolved against the capture's URL.
     assert!(have
         .iter()
@@ -339,6 +375,15 @@ fn sites_output_is_deterministic_and_replaces_the_old_table() {
         (stored[0]["rank"].as_i64(), stored[0]["host"].as_str()),
         (Some(1), Some("changing.example.com"))
     );
+    // With the site keys' inputs a SQL step keys ranked hosts by.
+    assert_eq!(
+        (
+            stored[0]["host_name"].as_str(),
+            stored[0]["registrable_domain"].as_str()
+        ),
+        (Some("changing.example.com"), Some("example.com"))
+    );
+    assert!(stored.iter().all(|r| r["host_name"] == r["host"]));
     // Each column is written with the dictionary and statistics its Layout names.
     for (table, dir) in [
         (robots_census::output::Table::Sites, "sites"),

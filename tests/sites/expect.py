@@ -23,7 +23,7 @@ import datetime
 import json
 import re
 import sys
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urldefrag, urljoin, urlsplit
 
 from jwm.robotstxt import googlebot
 
@@ -292,8 +292,15 @@ def documents(truth):
         location = None
         if 300 <= cap["status"] < 400 and cap["location"] is not None and cap["kind"] != "revisit":
             location = urljoin(cap["url"], cap["location"])
+        # The columns run writes for a SQL sites step. The generator writes URLs in
+        # WHATWG's serialised form without fragments, so the lookup keys are the URLs;
+        # a revisit record carries no WARC-Identified-Payload-Type (make_corpus.py).
+        payload = cap["payload_type"] if cap["kind"] != "revisit" else None
         out.append({"crawl": cap["crawl"], "url": cap["url"], "date": cap["date"], "location": location,
-                    "registrable_domain": truth["registrable"][host], "is_robots_url": is_robots_url(cap["url"])})
+                    "registrable_domain": truth["registrable"][host], "is_robots_url": is_robots_url(cap["url"]),
+                    "url_key": urldefrag(cap["url"]).url,
+                    "location_key": None if location is None else urldefrag(location).url,
+                    "host_name": host.rstrip("."), "robots_mime": mime_ok(payload, cap["content_type"])})
     return out
 
 
