@@ -618,3 +618,93 @@ fn agent_classes_agree_with_robots_cc_on_the_corpus() {
         mismatches[..mismatches.len().min(20)].join("\n")
     );
 }
+
+/// `robots-census query OUT FILE --format json`: its rows, one JSON object a line.
+fn query_rows(out: &Path, args: &[&str]) -> Vec<Value> {
+    let output = bin()
+        .arg("query")
+        .arg(out)
+        .args(args)
+        .args(["--format", "json"])
+        .output()
+        .expect("run robots-census query");
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "query {args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON object"))
+        .collect()
+}
+
+/// queries/steps/sites.sql, the sites step as one SQL statement (issue 20), gives the
+/// Rust step's rows: for every site key and status semantics, with and without ranks,
+/// and with an --agents subset. Both sides are read through the embedded engine, so
+/// they are rendered alike.
+#[test]
+#[cfg_attr(
+    not(feature = "external-tests"),
+    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+)]
+fn sql_step_gives_the_rust_sites_rows() {
+    let out = census("sites-sql-step");
+    let step = std::fs::read_to_string(repo().join("queries/steps/sites.sql"))
+        .expect("queries/steps/sites.sql");
+    let ranks = corpus().dir.join("ranks.csv");
+    let ranks = ranks.to_str().expect("UTF-8 path");
+    let file = out.parent().expect("out has a parent").join("step.sql");
+    let mut combos: Vec<(&str, &str, bool, Option<&str>)> = Vec::new();
+    for key in ["host", "host-nowww", "registrable-domain"] {
+        for semantics in [
+            "rfc9309",
+            "google",
+            "ccbot",
+            "yandex",
+            "urllib",
+            "robots-parser",
+        ] {
+            // The first combination writes the ranks table the later ones may ignore.
+            combos.push((key, semantics, combos.len() % 2 == 0, None));
+        }
+    }
+    combos.push(("host", "ccbot", true, Some("CCBot,GPTBot")));
+    let mut ranked_rows = 0;
+    for (key, semantics, with_ranks, agents) in combos {
+        let mut args = vec![
+            "--quiet",
+            "--site-key",
+            key,
+            "--status-semantics",
+            semantics,
+        ];
+        if with_ranks {
+            args.extend(["--ranks", ranks]);
+        }
+        if let Some(agents) = agents {
+            args.extend(["--agents", agents]);
+        }
+        sites_ok(&out, &args);
+        let want = query_rows(
+            &out,
+            &["-e", "SELECT * FROM sites ORDER BY crawl, site, agent"],
+        );
+        let options = format!(
+            "CREATE OR REPLACE VIEW sites_options AS SELECT '{key}' AS site_key, \
+             '{semantics}' AS status_semantics, {} AS agents, {with_ranks} AS with_ranks;\n",
+            agents.map_or("CAST(NULL AS VARCHAR)".to_owned(), |a| format!("'{a}'"))
+        );
+        std::fs::write(&file, options + &step).expect("write step.sql");
+        let have = query_rows(&out, &[file.to_str().expect("UTF-8 path")]);
+        let combo = format!("{key}|{semantics}|ranks={with_ranks}|agents={agents:?}");
+        assert!(!want.is_empty(), "{combo}: the Rust step wrote rows");
+        assert_eq!(have.len(), want.len(), "{combo}: rows");
+        for (i, (h, w)) in have.iter().zip(&want).enumerate() {
+            assert_eq!(h, w, "{combo}: row {i}");
+        }
+        ranked_rows += want.iter().filter(|r| !r["rank"].is_null()).count();
+    }
+    assert!(ranked_rows > 0, "some combinations had ranked sites");
+}
