@@ -19,10 +19,12 @@
 --                    with_ranks BOOLEAN        --ranks given (the ranks table is the
 --                                              one the runner just wrote)
 --
--- Not yet the step itself: `robots-census sites` still runs src/sites/; tests/it/sites.rs
--- (sql_step_gives_the_rust_sites_rows) runs this file through `robots-census query` after a
--- `CREATE OR REPLACE VIEW sites_options AS SELECT ...` and compares its rows with the
--- Rust step's for every site key and status semantics.
+-- Not yet the step itself: `robots-census sites` still runs src/sites/. Run it in DuckDB or
+-- Spark SQL after a `CREATE OR REPLACE VIEW sites_options AS SELECT 'host' AS site_key,
+-- 'rfc9309' AS status_semantics, CAST(NULL AS STRING) AS agents, false AS with_ranks`
+-- (and, in Spark, queries/preamble/spark.sql). tests/it/sites.rs
+-- (sql_step_gives_the_rust_sites_rows) requires the Rust step's rows from this file in
+-- the embedded engine, DuckDB and Spark SQL for every site key and status semantics.
 --
 -- What stays with the runner (SQL cannot fail with a message portably): no documents,
 -- a crawl without agents rows (NoAgents), an --agents token not in a crawl's agents

@@ -641,9 +641,11 @@ fn query_rows(out: &Path, args: &[&str]) -> Vec<Value> {
 }
 
 /// queries/steps/sites.sql, the sites step as one SQL statement (issue 20), gives the
-/// Rust step's rows: for every site key and status semantics, with and without ranks,
-/// and with an --agents subset. Both sides are read through the embedded engine, so
-/// they are rendered alike.
+/// Rust step's rows in all three engines: the embedded one (`robots-census query`),
+/// DuckDB and Spark SQL, for every site key and status semantics, with and without
+/// ranks, and with an --agents subset. The Rust step's table is read back through the
+/// embedded engine; DuckDB and Spark run the file after the same one-row
+/// `sites_options` view.
 #[test]
 #[cfg_attr(
     not(feature = "external-tests"),
@@ -672,7 +674,10 @@ fn sql_step_gives_the_rust_sites_rows() {
     }
     combos.push(("host", "ccbot", true, Some("CCBot,GPTBot")));
     let mut ranked_rows = 0;
-    for (key, semantics, with_ranks, agents) in combos {
+    let steps = out.parent().expect("out has a parent").join("steps");
+    std::fs::create_dir_all(&steps).expect("mkdir steps");
+    let (mut files, mut wants) = (Vec::new(), Vec::new());
+    for (n, &(key, semantics, with_ranks, agents)) in combos.iter().enumerate() {
         let mut args = vec![
             "--quiet",
             "--site-key",
@@ -694,10 +699,14 @@ fn sql_step_gives_the_rust_sites_rows() {
         let options = format!(
             "CREATE OR REPLACE VIEW sites_options AS SELECT '{key}' AS site_key, \
              '{semantics}' AS status_semantics, {} AS agents, {with_ranks} AS with_ranks;\n",
-            agents.map_or("CAST(NULL AS VARCHAR)".to_owned(), |a| format!("'{a}'"))
+            agents.map_or("CAST(NULL AS STRING)".to_owned(), |a| format!("'{a}'"))
         );
-        std::fs::write(&file, options + &step).expect("write step.sql");
+        std::fs::write(&file, options.clone() + &step).expect("write step.sql");
         let have = query_rows(&out, &[file.to_str().expect("UTF-8 path")]);
+        // Kept for DuckDB and Spark, which run every file at the end.
+        let kept = steps.join(format!("step{n}.sql"));
+        std::fs::write(&kept, options + &step).expect("write a step file");
+        files.push(kept);
         let combo = format!("{key}|{semantics}|ranks={with_ranks}|agents={agents:?}");
         assert!(!want.is_empty(), "{combo}: the Rust step wrote rows");
         assert_eq!(have.len(), want.len(), "{combo}: rows");
@@ -705,6 +714,65 @@ fn sql_step_gives_the_rust_sites_rows() {
             assert_eq!(h, w, "{combo}: row {i}");
         }
         ranked_rows += want.iter().filter(|r| !r["rank"].is_null()).count();
+        wants.push((combo, want));
     }
     assert!(ranked_rows > 0, "some combinations had ranked sites");
+    // DuckDB (through the dataset's _views.sql) and Spark SQL (local mode), each
+    // running every file in one session, against the Rust step's rows.
+    let duckdb = Command::new(python())
+        .arg(repo().join("tests/queries/run_queries.py"))
+        .arg(out.join("_views.sql"))
+        .args(&files)
+        .output()
+        .expect("run tests/queries/run_queries.py");
+    assert!(
+        duckdb.status.success(),
+        "DuckDB: {}",
+        String::from_utf8_lossy(&duckdb.stderr)
+    );
+    let spark = Command::new(python())
+        .arg(repo().join("tests/queries/run_queries_spark.py"))
+        .arg("--preamble")
+        .arg(repo().join("queries/preamble/spark.sql"))
+        .arg(&out)
+        .args(&files)
+        .env("SPARK_LOCAL_IP", "127.0.0.1")
+        .output()
+        .expect("run tests/queries/run_queries_spark.py");
+    assert!(
+        spark.status.success(),
+        "Spark: {}",
+        String::from_utf8_lossy(&spark.stderr)
+    );
+    for (engine, stdout) in [("DuckDB", &duckdb.stdout), ("Spark", &spark.stdout)] {
+        let results = crate::support::results_by_file(stdout);
+        assert_eq!(results.len(), files.len(), "{engine}: every file ran");
+        for (n, (combo, want)) in wants.iter().enumerate() {
+            let result = &results[&format!("step{n}")];
+            let columns: Vec<&str> = result["columns"]
+                .as_array()
+                .expect("columns")
+                .iter()
+                .map(|c| c.as_str().expect("column name"))
+                .collect();
+            let have = result["rows"].as_array().expect("rows");
+            assert_eq!(have.len(), want.len(), "{engine} {combo}: rows");
+            for (i, (h, w)) in have.iter().zip(want).enumerate() {
+                let h = h.as_array().expect("row");
+                assert_eq!(h.len(), columns.len(), "{engine} {combo}: row {i} width");
+                for (column, value) in columns.iter().zip(h) {
+                    // arrow-json leaves null fields out of the embedded engine's rows.
+                    let expected = w.get(*column).unwrap_or(&Value::Null);
+                    assert!(
+                        crate::support::same_value(expected, value),
+                        "{engine} {combo}: row {i} column {column}: Rust step {expected}, {engine} {value}"
+                    );
+                }
+                let object = w.as_object().expect("a JSON object");
+                if let Some(extra) = object.keys().find(|k| !columns.contains(&k.as_str())) {
+                    panic!("{engine} {combo}: column {extra} only in the Rust step's rows");
+                }
+            }
+        }
+    }
 }

@@ -1,0 +1,49 @@
+"""A generated CSV crawl for the sites benchmark: N robots.txt captures, two per site
+(https:// and http:// of one host), 75% 200 with one of a few dozen bodies, 15% 404,
+10% 301 (a redirect the CSV cannot resolve: no Location column). Deterministic (seeded).
+
+Usage: python scripts/make_sites_crawl.py N OUT.csv.gz
+"""
+
+import csv
+import gzip
+import random
+import sys
+
+AGENTS = ["GPTBot", "CCBot", "Googlebot", "Bingbot", "ClaudeBot", "Google-Extended", "*"]
+PATHS = ["/", "/admin/", "/search", "/private/", "/*.pdf$", "/cart", "/tmp/"]
+
+
+def bodies(rng, n=40):
+    out = []
+    for _ in range(n):
+        lines = []
+        for agent in rng.sample(AGENTS, rng.randint(1, 4)):
+            lines.append(f"User-agent: {agent}")
+            for path in rng.sample(PATHS, rng.randint(0, 4)):
+                lines.append(f"{rng.choice(['Disallow', 'Allow'])}: {path}")
+            lines.append("")
+        if rng.random() < 0.5:
+            lines.append("Sitemap: https://example.com/sitemap.xml")
+        out.append("\n".join(lines) + "\n")
+    return out
+
+
+def main():
+    n, path = int(sys.argv[1]), sys.argv[2]
+    rng = random.Random(20)
+    texts = bodies(rng)
+    with gzip.open(path, "wt", newline="", encoding="utf-8", compresslevel=1) as f:
+        w = csv.writer(f)
+        w.writerow(["url", "status", "body"])
+        for i in range(n):
+            site = i // 2
+            scheme = "https" if i % 2 == 0 else "http"
+            r = rng.random()
+            status = 200 if r < 0.75 else (404 if r < 0.90 else 301)
+            body = texts[rng.randrange(len(texts))] if status == 200 else ""
+            w.writerow([f"{scheme}://site{site}.example/robots.txt", status, body])
+
+
+if __name__ == "__main__":
+    main()
