@@ -78,6 +78,11 @@ def render(rows):
 
 if __name__ == "__main__":
     if len(sys.argv) == 4 and sys.argv[1] == "duckdb":
-        duckdb_driver(sys.argv[2], sys.argv[3])
+        # Exit 2 on any failure: the bench reads exit 1 as "finished, some input skipped".
+        try:
+            duckdb_driver(sys.argv[2], sys.argv[3])
+        except Exception as exc:  # noqa: BLE001 - reported, and the step fails
+            print(f"duckdb: {exc}", file=sys.stderr)
+            sys.exit(2)
     else:
         sys.exit(__doc__)

@@ -1,0 +1,107 @@
+"""`make bench` step `sites`: the sites step at the sizes of issue 20, side by side in one
+run: wall time and peak RSS of
+
+- `robots-census run CRAWL --tables agents` (the parse the step is measured against),
+- `robots-census sites OUT` (the Rust step),
+- queries/steps/sites.sql, the step as SQL, in the embedded engine (`robots-census
+  query`, at the default 1 GiB and at 256 MiB) and in DuckDB (the Python package,
+  through OUT/_views.sql),
+
+on generated CSV crawls of N captures (scripts/make_sites_crawl.py: two per site, 10%
+redirects, 15% 404), N from --sites-sizes (default 1M and 2M), with a ranked list of
+1,100 hosts (100 without a capture). Each engine writes or fetches every row of the
+result.
+
+Also a driver: `python scripts/bench_sites.py duckdb OUT` runs the SQL in DuckDB as the
+step times it.
+"""
+
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+OPTIONS = ("CREATE OR REPLACE VIEW sites_options AS SELECT 'host' AS site_key, "
+           "'rfc9309' AS status_semantics, CAST(NULL AS STRING) AS agents, "
+           "true AS with_ranks;\n")
+# The ranked list every variant is given: 1,000 hosts of the crawl and 100 it lacks.
+RANKED, UNCAPTURED = 1000, 100
+
+
+def step_sql(dir_):
+    """The step's SQL after the options view, as a file in DIR_."""
+    path = Path(dir_) / "sites-step.sql"
+    path.write_text(OPTIONS + (REPO / "queries/steps/sites.sql").read_text())
+    return path
+
+
+def duckdb_driver(out):
+    import duckdb
+    con = duckdb.connect()
+    for statement in con.extract_statements(Path(out, "_views.sql").read_text()):
+        con.execute(statement)
+    statements = con.extract_statements(step_sql(out).read_text())
+    for statement in statements[:-1]:
+        con.execute(statement)
+    rows = con.execute(statements[-1].query).fetchall()
+    print(len(rows))
+
+
+def run(args, paths, results, timed, step):
+    rows = results["sites"]
+    binary = paths["robots-census"]
+    for size in [int(s) for s in args.sites_sizes.split(",")]:
+        label = f"{size / 1e6:g}M"
+        crawl = Path(args.out) / f"sites-crawl-{label}.csv.gz"
+        out = Path(args.out) / f"sites-dataset-{label}"
+
+        def make(crawl=crawl, size=size):
+            if not crawl.exists():
+                subprocess.run([sys.executable, REPO / "scripts/make_sites_crawl.py", str(size),
+                                crawl], check=True)
+
+        step(results, f"sites crawl {label}", make)
+
+        def one(what, cmd, label=label):
+            def go():
+                rows.append({"captures": label, "what": what, **timed(cmd, args.reps)})
+            step(results, f"sites {label}: {what}", go)
+
+        one("run --tables agents",
+            [binary, "run", crawl, "--out", out, "--tables", "agents", "--overwrite", "--quiet"])
+        ranks = Path(args.out) / "sites-ranks.csv"
+        ranks.write_text("".join(f"{i + 1},site{i}.example\n" for i in range(RANKED)) + "".join(
+            f"{RANKED + i + 1},absent{i}.example\n" for i in range(UNCAPTURED)))
+        one("sites --ranks (Rust step)", [binary, "sites", out, "--quiet", "--ranks", ranks])
+        sql = step_sql(Path(args.out))
+        for limit in ("1GiB", "256MiB"):
+            one(f"sites.sql, robots-census query --memory-limit {limit}",
+                [binary, "query", out, sql, "--format", "csv", "--memory-limit", limit])
+        one("sites.sql, DuckDB (Python)", [sys.executable, Path(__file__), "duckdb", out])
+
+
+def render(rows):
+    if not rows:
+        return []
+    out = ["## The sites step: Rust, and its SQL in the embedded engine and DuckDB", "",
+           "Generated CSV crawls (scripts/make_sites_crawl.py). Ratios are to `run --tables",
+           "agents` on the same crawl in the same bench run.", "",
+           "| captures | what | s | peak RSS MiB | x run |", "|---|---|---|---|---|"]
+    runs = {r["captures"]: r["seconds"] for r in rows if r["what"].startswith("run ")}
+    for r in rows:
+        base = runs.get(r["captures"])
+        ratio = r["seconds"] / base if base else float("nan")
+        out.append(f"| {r['captures']} | {r['what']} | {r['seconds']:.2f} | {r['rss_mib']:.0f} | {ratio:.2f} |")
+    return out + [""]
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == "duckdb":
+        # Exit 2 on any failure: the bench reads exit 1 as "finished, some input skipped".
+        try:
+            duckdb_driver(sys.argv[2])
+        except Exception as exc:  # noqa: BLE001 - reported, and the step fails
+            print(f"duckdb: {exc}", file=sys.stderr)
+            sys.exit(2)
+    else:
+        sys.exit(__doc__)
