@@ -12,8 +12,7 @@ redirects, 15% 404), N from --sites-sizes (default 1M and 2M), with a ranked lis
 1,100 hosts (100 without a capture). Each engine writes or fetches every row of the
 result.
 
-Also a driver: `python scripts/bench_sites.py duckdb OUT` runs the SQL in DuckDB as the
-step times it.
+DuckDB runs the file through bench_query.py's driver.
 """
 
 import subprocess
@@ -35,21 +34,10 @@ def step_sql(dir_):
     return path
 
 
-def duckdb_driver(out):
-    import duckdb
-    con = duckdb.connect()
-    for statement in con.extract_statements(Path(out, "_views.sql").read_text()):
-        con.execute(statement)
-    statements = con.extract_statements(step_sql(out).read_text())
-    for statement in statements[:-1]:
-        con.execute(statement)
-    rows = con.execute(statements[-1].query).fetchall()
-    print(len(rows))
-
-
 def run(args, paths, results, timed, step):
     rows = results["sites"]
     binary = paths["robots-census"]
+    sql = step_sql(Path(args.out))
     for size in [int(s) for s in args.sites_sizes.split(",")]:
         label = f"{size / 1e6:g}M"
         crawl = Path(args.out) / f"sites-crawl-{label}.csv.gz"
@@ -73,11 +61,11 @@ def run(args, paths, results, timed, step):
         ranks.write_text("".join(f"{i + 1},site{i}.example\n" for i in range(RANKED)) + "".join(
             f"{RANKED + i + 1},absent{i}.example\n" for i in range(UNCAPTURED)))
         one("sites --ranks (Rust step)", [binary, "sites", out, "--quiet", "--ranks", ranks])
-        sql = step_sql(Path(args.out))
         for limit in ("1GiB", "256MiB"):
             one(f"sites.sql, robots-census query --memory-limit {limit}",
                 [binary, "query", out, sql, "--format", "csv", "--memory-limit", limit])
-        one("sites.sql, DuckDB (Python)", [sys.executable, Path(__file__), "duckdb", out])
+        one("sites.sql, DuckDB (Python)",
+            [sys.executable, REPO / "scripts/bench_query.py", "duckdb", out, sql])
 
 
 def render(rows):
@@ -96,12 +84,4 @@ def render(rows):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 3 and sys.argv[1] == "duckdb":
-        # Exit 2 on any failure: the bench reads exit 1 as "finished, some input skipped".
-        try:
-            duckdb_driver(sys.argv[2])
-        except Exception as exc:  # noqa: BLE001 - reported, and the step fails
-            print(f"duckdb: {exc}", file=sys.stderr)
-            sys.exit(2)
-    else:
-        sys.exit(__doc__)
+    sys.exit(__doc__)

@@ -345,7 +345,7 @@ pub fn run_queries(dir: &Path, names: &[&str]) -> BTreeMap<String, Value> {
             .lines()
             .map(|l| serde_json::from_str(l).expect("JSON object per row"))
             .collect();
-        same_rows(name, &duckdb[*name], &embedded);
+        same_rows(name, "DuckDB", &duckdb[*name], &embedded);
     }
     duckdb
 }
@@ -367,32 +367,44 @@ pub fn results_by_file(stdout: &[u8]) -> BTreeMap<String, Value> {
         .collect()
 }
 
-/// DuckDB's result of `name` and the embedded engine's rows hold the same values in
-/// the same order (arrow-json leaves null fields out; timestamps compared as instants).
-fn same_rows(name: &str, duckdb: &Value, embedded: &[serde_json::Map<String, Value>]) {
-    let columns: Vec<&str> = duckdb["columns"]
+/// The result of `name` in `engine` (as run_queries.py / run_queries_spark.py print it)
+/// and the embedded engine's rows hold the same values in the same order (arrow-json
+/// leaves null fields out; timestamps compared as instants).
+pub fn same_rows(
+    name: &str,
+    engine: &str,
+    result: &Value,
+    embedded: &[serde_json::Map<String, Value>],
+) {
+    let columns: Vec<&str> = result["columns"]
         .as_array()
         .expect("columns")
         .iter()
         .map(|c| c.as_str().expect("column"))
         .collect();
-    let rows = duckdb["rows"].as_array().expect("rows");
+    let rows = result["rows"].as_array().expect("rows");
     assert_eq!(
         rows.len(),
         embedded.len(),
-        "{name}: DuckDB gives {} rows, the embedded engine {}",
+        "{name}: {engine} gives {} rows, the embedded engine {}",
         rows.len(),
         embedded.len()
     );
     for (i, (row, got)) in rows.iter().zip(embedded).enumerate() {
         if let Some(extra) = got.keys().find(|k| !columns.contains(&k.as_str())) {
-            panic!("{name} row {i}: the embedded engine has column {extra}, DuckDB {columns:?}");
+            panic!("{name} row {i}: the embedded engine has column {extra}, {engine} {columns:?}");
         }
-        for (column, want) in columns.iter().zip(row.as_array().expect("row")) {
+        let row = row.as_array().expect("row");
+        assert_eq!(
+            row.len(),
+            columns.len(),
+            "{name} row {i}: {engine}'s row width"
+        );
+        for (column, want) in columns.iter().zip(row) {
             let have = got.get(*column).unwrap_or(&Value::Null);
             assert!(
                 same_value(want, have),
-                "{name} row {i} column {column}: DuckDB {want}, embedded engine {have}"
+                "{name} row {i} column {column}: {engine} {want}, embedded engine {have}"
             );
         }
     }
