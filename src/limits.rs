@@ -125,6 +125,14 @@ pub const CSV_FIELD_PIECE: usize = 64 * 1024;
 /// is ~1 KiB; S3's XML errors are smaller).
 pub const ERROR_BODY_CAP: usize = 64 << 10;
 
+/// Body chunks of a remote input fetched ahead of the reader (hyper hands out chunks of
+/// at most a few hundred KiB: a few MiB per input being read).
+pub const PREFETCH_CHUNKS: usize = 16;
+
+/// Longest wait of an idle pool thread for a remote input's next chunk before it looks
+/// for other pool work again.
+pub const PREFETCH_IDLE_WAIT: std::time::Duration = std::time::Duration::from_millis(5);
+
 // ---- The run's memory: chunks and tasks ----
 
 /// Records per chunk at most: the unit that is read while the previous one is processed.
@@ -136,6 +144,10 @@ pub const CHUNK_BYTES: usize = 16 << 20;
 /// Verdict and agent rows per chunk, so many questions per document shrink the chunk
 /// instead of growing memory (see [`crate::limits::MAX_QUESTIONS_PER_DOCUMENT`]).
 pub const CHUNK_QUESTIONS: usize = 200_000;
+
+/// Stack of each pool thread: room for the pool work a thread runs nested while it waits
+/// for a remote input's bytes (one input's read per worker slot at most).
+pub const PIPELINE_STACK: usize = 32 << 20;
 
 /// Records per rayon task inside a chunk (fixed, so output does not depend on threads).
 pub const TASK_RECORDS: usize = 64;

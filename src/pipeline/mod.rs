@@ -34,6 +34,7 @@ pub use report::Summary;
 pub use stream::crawl_in_path;
 
 use crate::config::RunConfig;
+use crate::limits::PIPELINE_STACK;
 use crate::output::dataset::{self, DatasetMeta, Task, FORMAT_VERSION};
 use crate::output::OutputError;
 use crate::progress::Progress;
@@ -113,6 +114,10 @@ fn run_tasks(
 ) -> Result<Summary, PipelineError> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(config.threads)
+        // A pool thread waiting for a remote input's bytes runs other pool work meanwhile
+        // (store/read.rs), possibly another input's whole read nested on its stack: at
+        // most one level per worker slot. Reserved address space, touched only if used.
+        .stack_size(PIPELINE_STACK)
         .build()
         .map_err(|e| PipelineError::Threads(config.threads, e))?;
     let size = |t: &Task| -> u64 {

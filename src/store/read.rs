@@ -1,8 +1,13 @@
 //! A blocking [`Read`] over an object's GET stream, for the (synchronous) input readers.
 //!
-//! Each `read` takes the next chunk of the response body, waiting on the store
-//! layer's runtime when none is buffered: one chunk at a time, so memory stays
-//! bounded by hyper's buffer whatever the object's size, and nothing touches disk.
+//! The body is pulled by a task on the store layer's runtime (the *pump*) into a
+//! bounded queue of at most [`PREFETCH_CHUNKS`] chunks, so memory stays bounded
+//! whatever the object's size, and nothing touches disk. `read` takes the next queued
+//! chunk. When the queue is empty on a rayon thread (a slow server, a `Retry-After`
+//! wait before a continuation), the thread runs other pending pool work
+//! (`rayon::yield_now`) instead of waiting: the network never holds a thread the
+//! other inputs' CPU work needs. Only an idle pool thread, or a thread outside the
+//! pool (the slot that opens the input), waits for the bytes.
 //!
 //! A body cut mid-stream (reset, timeout, early end) is continued where it stopped
 //! with a `Range: bytes=<pos>-` request pinned to the first response's ETag
@@ -21,14 +26,16 @@ use std::io::Read;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
-use bytes::Bytes;
+use bytes::{Buf, Bytes};
 use futures_util::stream::BoxStream;
 use futures_util::StreamExt;
 use object_store::path::Path as ObjectPath;
 use object_store::{GetOptions, GetRange, GetResult, ObjectStore};
+use tokio::sync::mpsc;
 
 use super::retry::{classify, retrying, Budget, Verdict};
 use super::StoreError;
+use crate::limits::{PREFETCH_CHUNKS, PREFETCH_IDLE_WAIT};
 
 /// Where a failure of a [`RemoteRead`] is kept for the caller to look at afterwards.
 pub type FailureHandle = Arc<OnceLock<StoreError>>;
@@ -41,23 +48,47 @@ pub struct RemoteRead {
 
 enum Inner {
     Local(std::fs::File),
-    Remote(Box<Remote>),
+    Remote(Box<Prefetched>),
 }
 
-struct Remote {
+/// The reading end of a body pumped by a runtime task (see the module docs).
+struct Prefetched {
     runtime: Arc<tokio::runtime::Runtime>,
+    queue: mpsc::Receiver<Pumped>,
+    /// Aborted when the reader is dropped: an input given up stops its download.
+    pump: tokio::task::JoinHandle<()>,
+    chunk: Bytes,
+    size: u64,
+    location: String,
+    done: bool,
+}
+
+impl Drop for Prefetched {
+    fn drop(&mut self) {
+        self.pump.abort();
+    }
+}
+
+/// What the pump sends: the body's chunks, then exactly one `End` or `Failed`. A queue
+/// closed without either means the pump died: never read as the end of the body.
+enum Pumped {
+    Data(Bytes),
+    End,
+    Failed(StoreError),
+}
+
+/// The pump's side: the GET stream and what it needs to continue a cut body.
+struct Remote {
     store: Arc<dyn ObjectStore>,
     path: ObjectPath,
     location: String,
     stream: Option<BoxStream<'static, object_store::Result<Bytes>>>,
-    chunk: Bytes,
-    /// Bytes of the object handed out (or buffered in `chunk`) so far.
+    /// Bytes of the object received so far.
     pos: u64,
     size: u64,
     etag: Option<String>,
     budget: Budget,
     io_timeout: Duration,
-    done: bool,
 }
 
 impl RemoteRead {
@@ -80,22 +111,43 @@ impl RemoteRead {
         let first = runtime.block_on(retrying(&mut budget, &location, Some(io_timeout), || {
             store.get_opts(&path, GetOptions::default())
         }))?;
-        let remote = Remote {
-            size: first.meta.size,
+        let size = first.meta.size;
+        let mut remote = Remote {
+            size,
             etag: first.meta.e_tag.clone(),
             stream: Some(first.into_stream()),
-            runtime,
             store,
             path,
-            location,
-            chunk: Bytes::new(),
+            location: location.clone(),
             pos: 0,
             budget,
             io_timeout,
+        };
+        let (send, queue) = mpsc::channel(PREFETCH_CHUNKS);
+        let pump = runtime.spawn(async move {
+            loop {
+                let (item, last) = match remote.next_chunk().await {
+                    Ok(Some(bytes)) => (Pumped::Data(bytes), false),
+                    Ok(None) => (Pumped::End, true),
+                    Err(err) => (Pumped::Failed(err), true),
+                };
+                // A send fails only when the reader is gone: nobody wants the bytes.
+                if send.send(item).await.is_err() || last {
+                    return;
+                }
+            }
+        });
+        let prefetched = Prefetched {
+            runtime,
+            queue,
+            pump,
+            chunk: Bytes::new(),
+            size,
+            location,
             done: false,
         };
         Ok(RemoteRead {
-            inner: Inner::Remote(Box::new(remote)),
+            inner: Inner::Remote(Box::new(prefetched)),
             failure: FailureHandle::default(),
         })
     }
@@ -117,33 +169,76 @@ impl RemoteRead {
 
 impl Read for RemoteRead {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let remote = match &mut self.inner {
+        let body = match &mut self.inner {
             Inner::Local(file) => return file.read(buf),
-            Inner::Remote(remote) => remote,
+            Inner::Remote(body) => body,
         };
         loop {
-            if !remote.chunk.is_empty() {
-                let n = remote.chunk.len().min(buf.len());
-                buf[..n].copy_from_slice(&remote.chunk[..n]);
-                let _ = remote.chunk.split_to(n);
+            if !body.chunk.is_empty() {
+                let n = body.chunk.len().min(buf.len());
+                buf[..n].copy_from_slice(&body.chunk[..n]);
+                body.chunk.advance(n);
                 return Ok(n);
             }
-            if remote.done || buf.is_empty() {
+            if body.done || buf.is_empty() {
                 return Ok(0);
             }
-            let runtime = Arc::clone(&remote.runtime);
-            match runtime.block_on(remote.next_chunk()) {
-                Ok(Some(chunk)) => remote.chunk = chunk,
-                Ok(None) => remote.done = true,
-                Err(err) => {
-                    remote.done = true;
-                    remote.stream = None;
+            let Some(item) = body.next_item() else {
+                continue;
+            };
+            match item {
+                Pumped::Data(bytes) => body.chunk = bytes,
+                Pumped::End => body.done = true,
+                Pumped::Failed(err) => {
+                    body.done = true;
                     let io = std::io::Error::other(err.clone());
+                    // Set once: the reader stops at its first failure.
                     let _ = self.failure.set(err);
                     return Err(io);
                 }
             }
         }
+    }
+}
+
+impl Prefetched {
+    /// The next item of the queue, or None after running other pool work or a short
+    /// idle wait (the caller asks again).
+    fn next_item(&mut self) -> Option<Pumped> {
+        match self.queue.try_recv() {
+            Ok(item) => return Some(item),
+            Err(mpsc::error::TryRecvError::Disconnected) => return Some(self.pump_died()),
+            Err(mpsc::error::TryRecvError::Empty) => {}
+        }
+        // On a pool thread with work queued: do that work while the bytes travel.
+        if let Some(rayon::Yield::Executed) = rayon::yield_now() {
+            return None;
+        }
+        // Idle, or not a pool thread: wait, but briefly on the pool, where work may
+        // arrive at any moment.
+        let wait = match rayon::current_thread_index() {
+            Some(_) => PREFETCH_IDLE_WAIT,
+            None => Duration::MAX,
+        };
+        let queue = &mut self.queue;
+        match self
+            .runtime
+            .block_on(async { tokio::time::timeout(wait, queue.recv()).await })
+        {
+            Ok(Some(item)) => Some(item),
+            Ok(None) => Some(self.pump_died()),
+            Err(_) => None,
+        }
+    }
+
+    fn pump_died(&self) -> Pumped {
+        Pumped::Failed(StoreError::Failed {
+            location: self.location.clone(),
+            detail: format!(
+                "the download of this {}-byte object stopped before its end (internal error)",
+                self.size
+            ),
+        })
     }
 }
 
@@ -243,5 +338,107 @@ impl Remote {
             location: self.location.clone(),
             detail,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::{BufRead, BufReader, Read, Write};
+    use std::net::TcpListener;
+    use std::time::{Duration, Instant};
+
+    use crate::store::{Location, StoreOptions, Stores};
+
+    /// Serves one GET on 127.0.0.1: half the body, a pause of `stall`, the other half.
+    /// Bounded: one connection, and the listener gives up after ten seconds.
+    fn stalling_server(body: Vec<u8>, stall: Duration) -> (String, std::thread::JoinHandle<()>) {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1");
+        let url = format!("http://{}/input.warc", listener.local_addr().expect("addr"));
+        let server = std::thread::spawn(move || {
+            listener.set_nonblocking(true).expect("nonblocking");
+            let deadline = Instant::now() + Duration::from_secs(10);
+            let mut conn = loop {
+                match listener.accept() {
+                    Ok((conn, _)) => break conn,
+                    Err(_) if Instant::now() < deadline => {
+                        std::thread::sleep(Duration::from_millis(5));
+                    }
+                    Err(e) => panic!("no request in 10 s: {e}"),
+                }
+            };
+            conn.set_nonblocking(false).expect("blocking");
+            conn.set_read_timeout(Some(Duration::from_secs(10)))
+                .expect("timeout");
+            let mut request = BufReader::new(conn.try_clone().expect("clone"));
+            let mut line = String::new();
+            while request.read_line(&mut line).is_ok_and(|n| n > 2) {
+                line.clear();
+            }
+            let half = body.len() / 2;
+            let head = format!(
+                "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nETag: \"v1\"\r\n\
+                 Last-Modified: Tue, 24 Nov 2026 00:00:00 GMT\r\n\r\n",
+                body.len()
+            );
+            conn.write_all(head.as_bytes()).expect("head");
+            conn.write_all(&body[..half]).expect("first half");
+            conn.flush().expect("flush");
+            std::thread::sleep(stall);
+            // The client may have its bytes and be gone: nothing to check then.
+            if conn.write_all(&body[half..]).is_ok() {
+                conn.flush().ok();
+            }
+        });
+        (url, server)
+    }
+
+    #[test]
+    fn a_pool_thread_waiting_for_bytes_runs_other_pool_work() {
+        // Issue 22: a remote read waited on a rayon thread (block_on per chunk), so a slow
+        // server held a thread the other inputs' CPU work needed. With one pool thread,
+        // the other half of a join can only run before the read ends if the waiting
+        // read gives its thread to it.
+        let body: Vec<u8> = (0..200_000u32).map(|i| (i % 251) as u8).collect();
+        let stall = Duration::from_millis(1500);
+        let (url, server) = stalling_server(body.clone(), stall);
+        let stores = Stores::new(StoreOptions::default()).expect("stores");
+        let location = Location::parse(&url).expect("location");
+        let mut reader = stores.open_read(&location).expect("first GET answered");
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .expect("pool");
+        let started = Instant::now();
+        let ((read, read_done), other_done) = pool.install(|| {
+            rayon::join(
+                || {
+                    let mut read = Vec::new();
+                    let result = reader.read_to_end(&mut read).map(|_| read);
+                    (result, started.elapsed())
+                },
+                || started.elapsed(),
+            )
+        });
+        server.join().expect("server thread");
+        assert_eq!(read.expect("body read whole"), body, "bytes differ");
+        assert!(read_done >= stall, "the read ended after {read_done:?}");
+        assert!(
+            other_done + Duration::from_millis(700) < read_done,
+            "the other pool work ran at {other_done:?}, the read ended at {read_done:?}"
+        );
+    }
+
+    #[test]
+    fn a_thread_outside_the_pool_waits_for_the_whole_body() {
+        let body: Vec<u8> = (0..100_000u32).map(|i| (i % 13) as u8).collect();
+        let (url, server) = stalling_server(body.clone(), Duration::from_millis(300));
+        let stores = Stores::new(StoreOptions::default()).expect("stores");
+        let location = Location::parse(&url).expect("location");
+        let mut reader = stores.open_read(&location).expect("first GET answered");
+        assert_eq!(reader.size(), Some(body.len() as u64));
+        let mut read = Vec::new();
+        reader.read_to_end(&mut read).expect("body read whole");
+        server.join().expect("server thread");
+        assert_eq!(read, body);
     }
 }
