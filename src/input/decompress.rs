@@ -162,8 +162,11 @@ pub(crate) fn open_stream(
         compression = detect::damaged_start(probe, name_hint).unwrap_or(Compression::None);
     } else {
         let probe = raw.fill(DAMAGED_START_PROBE);
-        compression =
-            detect::contradicted_start(compression, probe, name_hint).unwrap_or(compression);
+        compression = if detect::plain_behind_magic(compression, probe, name_hint) {
+            Compression::None
+        } else {
+            detect::contradicted_start(compression, probe, name_hint).unwrap_or(compression)
+        };
     }
     if raw.avail().is_empty() {
         if let Some(p) = raw.take_break() {

@@ -100,6 +100,45 @@ pub(crate) fn contradicted_start(
     find_member(probe.get(1..).unwrap_or_default(), magic).map(|_| hinted)
 }
 
+/// A plain WARC behind a few bytes of compression magic (junk written before it): the
+/// first bytes said gzip or zstd, but the name promises no compression, what follows the
+/// magic does not decode, and a WARC version line starting a complete header block lies
+/// within `probe`. Read as plain, the WARC reader reports the bytes before that record
+/// and reads every record; decompressing would lose the whole file.
+pub(crate) fn plain_behind_magic(sniffed: Compression, probe: &[u8], name_hint: &str) -> bool {
+    // A skippable frame (a `.warc.zst` dictionary) may hold WARC header text itself.
+    let frame_magic = probe.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]);
+    if hinted(name_hint).is_some() || !(sniffed == Compression::Gzip || frame_magic) {
+        return false;
+    }
+    let record = memchr::memmem::find_iter(probe, b"WARC/").any(|k| {
+        let rest = probe.get(k..).unwrap_or_default();
+        crate::input::scan::version_line(rest) == crate::input::scan::Version::Yes
+            && crate::input::http::header_end(rest).is_some()
+    });
+    record && !decodes(sniffed, probe)
+}
+
+/// Do the first bytes of `probe` decode as `compression` (a stored gzip block holds
+/// plain text and decodes)? The zstd window is capped, so a damaged frame header
+/// cannot make this allocate much.
+fn decodes(compression: Compression, probe: &[u8]) -> bool {
+    use std::io::Read;
+    let mut out = [0u8; 512];
+    match compression {
+        Compression::Gzip => flate2::read::MultiGzDecoder::new(probe)
+            .read(&mut out)
+            .is_ok(),
+        Compression::Zstd => zstd::stream::read::Decoder::with_buffer(probe)
+            .and_then(|mut dec| {
+                dec.window_log_max(crate::limits::ZSTD_WINDOW_LOG_DEFAULT)?;
+                dec.read(&mut out)
+            })
+            .is_ok(),
+        _ => true,
+    }
+}
+
 /// The first offset in `probe` where a member with `magic` plausibly starts: for gzip,
 /// the reserved flag bits are clear (RFC 1952 section 2.3.1), so three bytes that happen
 /// to match inside compressed data count one time in eight. (The OS byte is no filter:
@@ -185,6 +224,31 @@ mod tests {
             compression(b"", "x.warc.lz4"),
             Compression::Unsupported("lz4")
         );
+    }
+
+    #[test]
+    fn compression_magic_before_a_plain_warc_is_junk() {
+        let warc = b"WARC/1.0\r\nWARC-Type: warcinfo\r\nContent-Length: 0\r\n\r\n\r\n\r\n";
+        let behind = |magic: &[u8], name| {
+            let mut file = magic.to_vec();
+            file.extend_from_slice(warc);
+            plain_behind_magic(compression(&file, name), &file, name)
+        };
+        assert!(behind(&[0x28, 0xb5, 0x2f, 0xfd], "x.warc"));
+        assert!(behind(&[0x28, 0xb5, 0x2f, 0xfd, b'\r', b'\n'], "x"));
+        assert!(behind(&[0x1f, 0x8b], "x.warc"));
+        // The name promises compression: the members after the junk are looked for.
+        assert!(!behind(&[0x1f, 0x8b], "x.warc.gz"));
+        assert!(!behind(&[0x28, 0xb5, 0x2f, 0xfd], "x.warc.zst"));
+        // Real compressed data stays compressed, even a stored (level 0) gzip member
+        // whose bytes hold the WARC text as it is.
+        let mut stored = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::none());
+        std::io::Write::write_all(&mut stored, warc).unwrap();
+        let stored = stored.finish().unwrap();
+        assert!(memchr::memmem::find(&stored, b"WARC/1.0").is_some());
+        assert!(!plain_behind_magic(Compression::Gzip, &stored, "x.warc"));
+        let zst = zstd::encode_all(&warc[..], 0).unwrap();
+        assert!(!plain_behind_magic(Compression::Zstd, &zst, "x"));
     }
 
     #[test]

@@ -1436,3 +1436,22 @@ fn damaged_first_version_line_is_still_a_warc() {
     assert_eq!(uris(&d), [host_uri(1), host_uri(2), host_uri(3)]);
     assert_eq!(d.problems.len(), 1, "{:?}", d.problems);
 }
+
+#[test]
+fn compression_magic_before_a_plain_warc_loses_no_record() {
+    // Issue 22: four bytes of zstd magic (or two of gzip) written before a plain WARC made
+    // the whole file one error row; now they are one problem and every record is read.
+    for (magic, hint) in [
+        (&[0x28, 0xb5, 0x2f, 0xfd][..], "x.warc"),
+        (&[0x28, 0xb5, 0x2f, 0xfd, b'\r', b'\n'][..], "x"),
+        (&[0x1f, 0x8b][..], "x.warc"),
+    ] {
+        let mut file = magic.to_vec();
+        file.extend((0..4).flat_map(robots_record));
+        let d = open_bytes(file, hint).unwrap();
+        let all: Vec<String> = (0..4).map(host_uri).collect();
+        assert_eq!(uris(&d), all, "{magic:x?} {hint}");
+        assert_eq!(d.problems.len(), 1, "{magic:x?} {hint}: {:?}", d.problems);
+        assert_eq!(d.problems[0].offset, 0, "{:?}", d.problems[0]);
+    }
+}
