@@ -330,12 +330,13 @@ impl CsvReader {
                     "line {line}: status cell {cell:?}{cut} is not an HTTP status; the row \
                      is kept but not classified as a robots.txt"
                 );
-                cap.warnings.push(InputError::CsvBadStatus(msg).at(start));
+                let warning = self.located(InputError::CsvBadStatus(msg).at(start));
+                cap.warnings.push(warning);
             }
         }
         if self.row.field_cut {
-            cap.warnings
-                .push(InputError::CsvFieldCut(CSV_URL_CAP).at(start));
+            let warning = self.located(InputError::CsvFieldCut(CSV_URL_CAP).at(start));
+            cap.warnings.push(warning);
         }
     }
 
@@ -356,7 +357,7 @@ impl CsvReader {
             let why = match self.read_row(capture) {
                 RowEnd::Row(n) if n == self.fields && (bad.is_none() || self.plausible()) => {
                     self.fill_capture(capture, start, line);
-                    self.queued = bad.map(|b| b.problem(start, self.stream_name()));
+                    self.queued = bad.map(|b| self.located(b.problem(start, self.stream_name())));
                     return Some(Event::Capture);
                 }
                 RowEnd::Row(n) if n == self.fields => {
@@ -368,14 +369,15 @@ impl CsvReader {
                 }
                 RowEnd::Eof => {
                     let end = self.s.pos();
-                    return bad.map(|b| Event::Problem(b.problem(end, self.stream_name())));
+                    return bad
+                        .map(|b| Event::Problem(self.located(b.problem(end, self.stream_name()))));
                 }
                 RowEnd::Break(p) => {
                     capture.clear();
                     return Some(Event::Problem(match bad {
                         Some(b) => {
                             self.queued = Some(p);
-                            b.problem(start, self.stream_name())
+                            self.located(b.problem(start, self.stream_name()))
                         }
                         None => p,
                     }));
@@ -428,6 +430,14 @@ impl CsvReader {
             lower.starts_with(b"http://") || lower.starts_with(b"https://")
         };
         url_ok && !self.row.status_cut && parse_status_cell(&self.row.status).is_ok()
+    }
+
+    /// `problem`, found at a stream offset, located in the file for its `errors` row:
+    /// in a compressed input, the start of the member / frame holding that offset (the
+    /// message keeps the decompressed position).
+    fn located(&self, mut problem: InputProblem) -> InputProblem {
+        problem.offset = self.s.source().file_offset(problem.offset);
+        problem
     }
 
     fn stream_name(&self) -> &'static str {

@@ -35,6 +35,10 @@ pub(crate) trait Decoded: Source {
     fn span(&self, dstart: u64, dend: u64) -> Option<(u64, u64)>;
     /// True when the stream is the file itself (offsets are file offsets).
     fn is_plain(&self) -> bool;
+    /// The byte of the file that locates stream offset `dpos` in an `errors` row: `dpos`
+    /// itself for a plain input, else the start of the member / frame holding it (the
+    /// current file position when that member has left the ring).
+    fn file_offset(&self, dpos: u64) -> u64;
     /// Moves into `out` the notices (problems that did not cut the data, such as a bad
     /// gzip CRC) of the members whose data ends at or before stream offset `upto`, so the
     /// record reader can attach each to the record that holds the member's last byte.
@@ -129,6 +133,15 @@ impl Units {
             .any(|u| u.dstart == dpos)
     }
 
+    /// The file offset of the member / frame whose data holds stream offset `dpos`.
+    pub(super) fn holding(&self, dpos: u64) -> Option<u64> {
+        self.ring
+            .iter()
+            .rev()
+            .find(|u| u.dstart <= dpos && dpos < u.dend)
+            .map(|u| u.cstart)
+    }
+
     pub(super) fn span(&self, dstart: u64, dend: u64) -> Option<(u64, u64)> {
         // Empty members share their offset with a neighbour; the record lives in the
         // non-empty one (unique). Searched newest first: the record was just read, and
@@ -213,6 +226,9 @@ impl Decoded for PlainSource {
     }
     fn is_plain(&self) -> bool {
         true
+    }
+    fn file_offset(&self, dpos: u64) -> u64 {
+        dpos
     }
 }
 

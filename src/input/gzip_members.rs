@@ -367,6 +367,11 @@ impl Decoded for GzipSource {
     fn is_plain(&self) -> bool {
         false
     }
+    fn file_offset(&self, dpos: u64) -> u64 {
+        self.units
+            .holding(dpos)
+            .unwrap_or_else(|| self.compressed_pos())
+    }
     fn take_notices(&mut self, upto: u64, out: &mut Vec<InputProblem>) {
         self.notices.take(upto, out);
     }

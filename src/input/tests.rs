@@ -1455,3 +1455,39 @@ fn compression_magic_before_a_plain_warc_loses_no_record() {
         assert_eq!(d.problems[0].offset, 0, "{:?}", d.problems[0]);
     }
 }
+
+#[test]
+fn compressed_csv_problems_name_their_member() {
+    // Issue 22: a problem in a compressed CSV carried its decompressed position as the
+    // file offset. Two gzip members: the bad row and the bad status are in the second,
+    // so their rows name the second member's first byte; the messages keep the line.
+    let first = b"url,status,body\nhttps://a.example/robots.txt,200,x\n".to_vec();
+    let second = b"https://b.example/robots.txt,200\nhttps://c.example/robots.txt,200,y\n\
+                   https://d.example/robots.txt,abc,z\n"
+        .to_vec();
+    let first_member = gzip(&first);
+    let mut file = first_member.clone();
+    file.extend(gzip(&second));
+    let second_at = first_member.len() as u64;
+    let d = open_bytes(file, "dump.csv.gz").unwrap();
+    assert_eq!(d.captures.len(), 3);
+    assert_eq!(d.problems.len(), 1, "{:?}", d.problems);
+    let bad_row = &d.problems[0];
+    assert_eq!((bad_row.code, bad_row.offset), ("csv_bad_row", second_at));
+    assert!(bad_row.message.contains("line 3"), "{}", bad_row.message);
+    let warning = &d.captures[2].warnings[0];
+    assert_eq!(
+        (warning.code, warning.offset),
+        ("csv_bad_status", second_at)
+    );
+    // Zstd frames alike; a plain CSV keeps the row's own offset.
+    let mut zst = zstd::encode_all(&first[..], 3).unwrap();
+    let zst_second = zst.len() as u64;
+    zst.extend(zstd::encode_all(&second[..], 3).unwrap());
+    let d = open_bytes(zst, "dump.csv.zst").unwrap();
+    assert_eq!(d.problems[0].offset, zst_second);
+    let mut plain = first.clone();
+    plain.extend_from_slice(&second);
+    let d = open_bytes(plain, "dump.csv").unwrap();
+    assert_eq!(d.problems[0].offset, first.len() as u64);
+}

@@ -329,6 +329,11 @@ impl Decoded for ZstdSource {
     fn is_plain(&self) -> bool {
         false
     }
+    fn file_offset(&self, dpos: u64) -> u64 {
+        self.units
+            .holding(dpos)
+            .unwrap_or_else(|| self.compressed_pos())
+    }
     fn starts_unit(&self, dpos: u64) -> bool {
         self.units.starts_at(dpos)
     }

@@ -449,14 +449,7 @@ impl WarcReader {
     /// else the start of the gzip member / zstd frame holding that byte (the messages
     /// give the decompressed position where it matters).
     fn problem_at(&self, e: InputError, at: u64) -> InputProblem {
-        let src = self.s.source();
-        if src.is_plain() {
-            return e.at(at);
-        }
-        let file = src
-            .span(at, at + 1)
-            .map_or_else(|| src.compressed_pos(), |(start, _)| start);
-        e.at(file)
+        e.at(self.s.source().file_offset(at))
     }
 
     fn stream_name(&self) -> &'static str {
