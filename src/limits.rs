@@ -53,8 +53,9 @@ pub const ZSTD_WINDOW_LOG_MAX: u32 = 31;
 pub const ZSTD_WINDOW_LOG_DEFAULT: u32 = 27;
 
 /// Largest input list (`--inputs-from`), after gzip inflation: 1 GiB, five times a list of
-/// 20 Common Crawl crawls (~90,000 lines of ~110 bytes each per crawl). A list is held in
-/// memory whole; a larger one is refused with a usage error instead of inflating a bomb.
+/// 20 Common Crawl crawls (~90,000 lines of ~110 bytes each per crawl). A list is read
+/// line by line and its entries kept; a larger one is refused with a usage error instead
+/// of inflating a bomb.
 pub const MAX_INPUT_LIST_BYTES: u64 = 1 << 30;
 
 /// Separator bytes (CR, LF, NUL) accepted silently between two WARC records. A record

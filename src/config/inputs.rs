@@ -3,6 +3,7 @@
 //! of `--crawl`), each input once, sorted. Reads, never writes.
 
 use std::collections::HashSet;
+use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
 use super::ConfigError;
@@ -55,12 +56,8 @@ pub(super) fn expand_inputs(
         (None, None) => None,
     };
     if let Some(list) = list {
-        let text = read_list(&list, store)?;
-        for line in text.lines().map(str::trim) {
-            if line.is_empty() || line.starts_with('#') {
-                continue;
-            }
-            let input = Location::resolve(line, base.as_ref()).map_err(ConfigError::Location)?;
+        for entry in read_list(&list, store)? {
+            let input = Location::resolve(&entry, base.as_ref()).map_err(ConfigError::Location)?;
             inputs.push(input.to_string());
         }
     }
@@ -123,54 +120,80 @@ fn crawl_list(crawl: &str, base: Option<&Location>) -> Result<Location, ConfigEr
     Location::resolve(&path, base).map_err(ConfigError::Location)
 }
 
-/// The text of an input list, wherever it is; gzip-compressed lists (detected by
-/// their magic bytes, like Common Crawl's `robotstxt.paths.gz`) are inflated.
-fn read_list(list: &Location, options: &StoreOptions) -> Result<String, ConfigError> {
+/// The entries of an input list, wherever it is, read line by line (memory holds the
+/// entries, never the whole text); gzip-compressed lists (detected by their magic
+/// bytes, like Common Crawl's `robotstxt.paths.gz`) are inflated as they are read.
+fn read_list(list: &Location, options: &StoreOptions) -> Result<Vec<String>, ConfigError> {
     let list_err = |source| ConfigError::List {
         list: list.to_string(),
         source,
     };
-    let bytes = match list.as_local() {
-        Some(path) => std::fs::read(path).map_err(|source| ConfigError::Read {
-            path: path.to_owned(),
-            source,
-        })?,
-        None => Stores::new(*options)
-            .and_then(|stores| stores.read_all(list))
-            .map_err(list_err)?,
+    let reader: Box<dyn Read> = match list.as_local() {
+        Some(path) => Box::new(
+            std::fs::File::open(path).map_err(|source| ConfigError::Read {
+                path: path.to_owned(),
+                source,
+            })?,
+        ),
+        None => Box::new(
+            Stores::new(*options)
+                .and_then(|stores| stores.open_read(list))
+                .map_err(list_err)?,
+        ),
     };
-    let text = list_text(bytes, MAX_INPUT_LIST_BYTES).map_err(|e| match e {
+    list_entries(reader, MAX_INPUT_LIST_BYTES).map_err(|e| match e {
         ListText::NotText => ConfigError::ListNotText(list.to_string()),
         ListText::TooLarge => ConfigError::ListTooLarge(list.to_string(), MAX_INPUT_LIST_BYTES),
-    })?;
-    Ok(text)
+        ListText::Read(source) => ConfigError::ListRead {
+            list: list.to_string(),
+            source,
+        },
+    })
 }
 
-/// Why a list's bytes are not a list's text.
-#[derive(Debug, PartialEq, Eq)]
+/// Why a list's bytes are not a list.
+#[derive(Debug)]
 enum ListText {
     NotText,
     TooLarge,
+    /// The bytes could not be read (a network failure after the retries, a corrupt
+    /// gzip member).
+    Read(std::io::Error),
 }
 
-/// The text of a list's bytes, gzip-inflated when they start with its magic, refusing
-/// more than `cap` inflated bytes (a small gzip bomb must not take the machine's memory).
-fn list_text(bytes: Vec<u8>, cap: u64) -> Result<String, ListText> {
-    let bytes = if bytes.starts_with(&[0x1f, 0x8b]) {
-        use std::io::Read;
-        let mut text = Vec::new();
-        flate2::read::MultiGzDecoder::new(bytes.as_slice())
-            .take(cap.saturating_add(1))
-            .read_to_end(&mut text)
-            .map_err(|_| ListText::NotText)?;
-        text
+/// The entries of a list (lines trimmed; blank lines and `#` comments left out), gzip-
+/// inflated when it starts with the magic, refusing more than `cap` (inflated) bytes: a
+/// small gzip bomb must not take the machine's memory.
+fn list_entries(reader: impl Read, cap: u64) -> Result<Vec<String>, ListText> {
+    let mut raw = BufReader::new(reader);
+    let gzip = raw
+        .fill_buf()
+        .map_err(ListText::Read)?
+        .starts_with(&[0x1f, 0x8b]);
+    let text: Box<dyn BufRead> = if gzip {
+        Box::new(BufReader::new(flate2::read::MultiGzDecoder::new(raw)))
     } else {
-        bytes
+        Box::new(raw)
     };
-    if bytes.len() as u64 > cap {
-        return Err(ListText::TooLarge);
+    let mut text = text.take(cap.saturating_add(1));
+    let (mut entries, mut line, mut total) = (Vec::new(), Vec::new(), 0u64);
+    loop {
+        line.clear();
+        let n = text.read_until(b'\n', &mut line).map_err(ListText::Read)?;
+        if n == 0 {
+            return Ok(entries);
+        }
+        total += n as u64;
+        if total > cap {
+            return Err(ListText::TooLarge);
+        }
+        let entry = std::str::from_utf8(&line)
+            .map_err(|_| ListText::NotText)?
+            .trim();
+        if !entry.is_empty() && !entry.starts_with('#') {
+            entries.push(entry.to_owned());
+        }
     }
-    String::from_utf8(bytes).map_err(|_| ListText::NotText)
 }
 
 #[cfg(test)]
@@ -181,19 +204,36 @@ mod tests {
     fn a_list_that_inflates_past_the_cap_is_refused() {
         // Issue 22: --inputs-from was gunzipped whole, whatever it inflated to.
         use std::io::Write;
+        let entries = |bytes: &[u8], cap| list_entries(bytes, cap);
         let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
         gz.write_all(&b"a/b.warc.gz\n".repeat(10_000)).unwrap();
         let bomb = gz.finish().unwrap();
-        assert_eq!(list_text(bomb.clone(), 1_000), Err(ListText::TooLarge));
-        assert_eq!(
-            list_text(bomb, 120_000).map(|t| t.lines().count()),
-            Ok(10_000)
-        );
-        assert_eq!(
-            list_text(b"x\n".repeat(600), 1_000),
+        assert!(matches!(entries(&bomb, 1_000), Err(ListText::TooLarge)));
+        assert_eq!(entries(&bomb, 120_000).map(|e| e.len()).ok(), Some(10_000));
+        assert!(matches!(
+            entries(&b"x\n".repeat(600), 1_000),
             Err(ListText::TooLarge)
+        ));
+        assert!(matches!(
+            entries(&[0xff, 0xfe], 1_000),
+            Err(ListText::NotText)
+        ));
+        // A gzip list cut short is a read error, not a shorter list.
+        let cut = &bomb[..bomb.len() / 2];
+        assert!(matches!(entries(cut, 1 << 20), Err(ListText::Read(_))));
+    }
+
+    #[test]
+    fn list_entries_are_trimmed_lines_without_comments() {
+        let list = b"# CC-MAIN-2026-47\n  a.warc.gz \r\n\n\tb.warc.gz\nc.warc.gz";
+        assert_eq!(
+            list_entries(&list[..], 1_000).ok(),
+            Some(vec![
+                "a.warc.gz".into(),
+                "b.warc.gz".into(),
+                "c.warc.gz".into()
+            ])
         );
-        assert_eq!(list_text(vec![0xff, 0xfe], 1_000), Err(ListText::NotText));
     }
 
     #[test]

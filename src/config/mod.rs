@@ -28,6 +28,11 @@ pub enum ConfigError {
     Location(StoreError),
     #[error("cannot read the input list {list}: {source}")]
     List { list: String, source: StoreError },
+    #[error("cannot read the input list {list}: {source}")]
+    ListRead {
+        list: String,
+        source: std::io::Error,
+    },
     #[error("the input list {0} is not UTF-8 text (nor gzip-compressed text)")]
     ListNotText(String),
     #[error("the input list {0} inflates to more than {1} bytes (a list of 20 Common Crawl crawls is about 200 MB)")]
