@@ -131,8 +131,13 @@ impl GzipSource {
         self.inb.take_break().map_or(Ok(0), Err)
     }
 
-    /// The file ended inside the current member.
+    /// The file ended inside the current member. Its decoder may have run on to the end
+    /// through later members without failing (damage can leave deflate data, e.g. a
+    /// stored block, that takes them as its own): then it is corrupt, and they are read.
     fn truncated(&mut self) -> Result<usize, InputProblem> {
+        if self.next_member_read(0).is_some() {
+            return self.corrupt("deflate data ran on to the end of the file".to_owned());
+        }
         self.units.close(self.out_pos, self.inb.pos());
         self.state = GzState::Done;
         let p = self.inb.take_break();

@@ -1427,6 +1427,73 @@ fn member_or_frame_cut_at_any_length_loses_only_its_record() {
 }
 
 #[test]
+fn member_whose_decoder_runs_to_the_end_gives_back_the_members_it_read() {
+    // Member 2 is stored (deflate block type 0) and cut inside its first block: the
+    // decoder takes members 3 and 4 as the rest of that block and meets the end of the
+    // file without an error. Those members are still read, from their own starts.
+    let big = record(
+        "response",
+        &host_uri(2),
+        &http_block("", &b"Disallow: /x\n".repeat(4000)),
+    );
+    let mut e = GzEncoder::new(Vec::new(), flate2::Compression::none());
+    e.write_all(&big).unwrap();
+    let stored = e.finish().unwrap();
+    let rest = [gzip(&robots_record(3)), gzip(&robots_record(4))].concat();
+    // Stored, and declaring more bytes than are left after the cut.
+    assert_eq!(stored[10] & 6, 0, "{:x}", stored[10]);
+    let block_len = usize::from(u16::from_le_bytes([stored[11], stored[12]]));
+    let cut = 15 + 1000;
+    assert!(block_len > 1000 + rest.len(), "{block_len}");
+    let file = [
+        gzip(&robots_record(0)),
+        gzip(&robots_record(1)),
+        stored[..cut].to_vec(),
+        rest,
+    ]
+    .concat();
+    let d = open_bytes(file, "x.warc.gz").unwrap();
+    assert_eq!(
+        uris(&d),
+        [host_uri(0), host_uri(1), host_uri(3), host_uri(4)],
+        "{:?}",
+        d.problems
+    );
+    assert!(!d.problems.is_empty());
+}
+
+#[test]
+#[cfg_attr(
+    not(feature = "external-tests"),
+    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+)]
+fn deletion_over_a_member_boundary_keeps_the_later_members() {
+    // make fuzz-inputs, seed 22, mutant 681: 1,024 bytes deleted from 402 bytes before the
+    // end of one member of a per-record file. The cut member's decoder reads the rest of
+    // the file without an error; the three responses after it must still come out.
+    let name = "chatnoir-eu__chatnoir-resiliparse/warcfile.warc.gz";
+    let file = std::fs::read(sample(name)).unwrap();
+    let clean = open(&sample(name)).unwrap();
+    let hit = clean
+        .captures
+        .iter()
+        .find(|c| c.target_uri == "http://0760.jxtdw.com/area/sanxiang/")
+        .unwrap();
+    let at = (hit.file_offset + hit.file_length) as usize - 402;
+    let damaged = [&file[..at], &file[at + 1024..]].concat();
+    let d = open_bytes(damaged, name).unwrap();
+    let without = |d: &Drained| -> Vec<String> {
+        uris(d)
+            .into_iter()
+            .filter(|u| *u != hit.target_uri)
+            .map(str::to_owned)
+            .collect()
+    };
+    assert_eq!(without(&d), without(&clean), "{:?}", d.problems);
+    assert!(!d.problems.is_empty());
+}
+
+#[test]
 fn damaged_first_version_line_is_still_a_warc() {
     // The first record's version line is blanked: the file is still read as WARC (not
     // as a CSV missing its columns) and only that record is lost.
