@@ -277,20 +277,35 @@ pub(crate) fn temp_owner(name: &str) -> Option<(&str, u32)> {
     (machine.len() == 12 && parts.next().is_none()).then_some((machine, pid))
 }
 
+/// A temporary named by a release before the machine token: `.<name>.<pid>-<nonce>.tmp`.
+fn legacy_temp(name: &str) -> bool {
+    let Some(stem) = name.strip_prefix('.').and_then(|n| n.strip_suffix(".tmp")) else {
+        return false;
+    };
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    stem.rsplit_once('.')
+        .and_then(|(_, tail)| tail.split_once('-'))
+        .is_some_and(|(pid, nonce)| digits(pid) && digits(nonce))
+}
+
 /// Is the temporary `path` (named by [`temp_path`]) abandoned, so a start may remove
 /// it? Yes when its writer is a process of this machine that no longer runs, or this
 /// process itself; a temporary of another machine only once it is older than
-/// [`FOREIGN_TEMP_MAX_AGE`]. Names not made by `temp_path` are never abandoned.
+/// [`FOREIGN_TEMP_MAX_AGE`]. The same age rule holds for the names of releases before
+/// the machine token (`.<name>.<pid>-<nonce>.tmp`), whose machine is unknown. Other
+/// names are never abandoned.
 pub fn temp_abandoned(path: &Path) -> bool {
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let Some((machine, pid)) = temp_owner(&name) else {
-        return false;
-    };
-    if machine == machine_token() {
-        return pid == std::process::id() || !Path::new("/proc").join(pid.to_string()).exists();
+    match temp_owner(&name) {
+        Some((machine, pid)) if machine == machine_token() => {
+            return pid == std::process::id() || !Path::new("/proc").join(pid.to_string()).exists();
+        }
+        Some(_) => {}
+        None if legacy_temp(&name) => {}
+        None => return false,
     }
     fs::symlink_metadata(path)
         .and_then(|m| m.modified())
@@ -466,6 +481,31 @@ mod tests {
             .and_then(|f| f.set_modified(old))
             .unwrap();
         assert!(temp_abandoned(&foreign), "a day-old temporary is abandoned");
+        // Issue 22: the names of releases before the machine token were never removed;
+        // their machine is unknown, so they follow the same age rule.
+        let legacy = dir.join("._dataset.json.4242-0.tmp");
+        fs::write(&legacy, b"x").unwrap();
+        assert!(
+            !temp_abandoned(&legacy),
+            "a fresh legacy temporary may be in flight"
+        );
+        File::options()
+            .write(true)
+            .open(&legacy)
+            .and_then(|f| f.set_modified(old))
+            .unwrap();
+        assert!(
+            temp_abandoned(&legacy),
+            "a day-old legacy temporary is abandoned"
+        );
+        for kept in [
+            "._dataset.json.tmp",
+            ".x.4242.tmp",
+            "x.4242-0.tmp",
+            ".x.a-0.tmp",
+        ] {
+            assert!(!legacy_temp(kept), "{kept}");
+        }
         fs::remove_dir_all(&dir).unwrap();
         assert_ne!(
             temp_path(Path::new("a.parquet")),
