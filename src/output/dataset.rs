@@ -29,6 +29,10 @@ pub const FORMAT_VERSION: u32 = 4;
 
 /// `<out>/_manifests/`: one JSON manifest per finished task.
 pub const MANIFEST_DIR: &str = "_manifests";
+/// `<out>/_attempts/<task>.json` (S3 only): the parts a task's attempt is about to
+/// publish, written before the first upload and removed after its manifest, so an
+/// attempt killed in between leaves a list of what it may have published.
+pub const ATTEMPTS_DIR: &str = "_attempts";
 /// `<out>/_dataset.json`: the settings every task of the dataset was made with.
 pub const DATASET_FILE: &str = "_dataset.json";
 /// `<out>/_views.sql`: the dataset's tables as DuckDB views (see `output::views`).

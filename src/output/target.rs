@@ -205,6 +205,7 @@ impl OutTarget {
                 .chain(&Table::DERIVED)
                 .any(|t| t.name() == name)
                 || name == dataset::MANIFEST_DIR
+                || name == dataset::ATTEMPTS_DIR
                 || name == dataset::VIEWS_FILE
                 || name == dataset::DATASET_FILE
                 || name == dataset::SUCCESS_FILE
@@ -320,6 +321,48 @@ impl OutTarget {
         Ok(())
     }
 
+    /// The parts an attempt of `task` listed before publishing them and that may be on
+    /// S3 without a manifest naming them (the attempt was killed before its manifest);
+    /// empty locally, where [`crate::output::commit_parts`] finds them by name.
+    pub fn attempted(&self, task: &str) -> Result<Vec<PartFile>, OutputError> {
+        if matches!(self, OutTarget::Local(_)) {
+            return Ok(Vec::new());
+        }
+        let rel = attempt_rel(task);
+        let Some(bytes) = self.read_file(&rel).map_err(|e| self.error(&rel, e))? else {
+            return Ok(Vec::new());
+        };
+        serde_json::from_slice(&bytes).map_err(|e| self.error(&rel, e.to_string()))
+    }
+
+    /// Before an S3 attempt of `task` publishes anything: records every part it may
+    /// leave on S3 (what it publishes, and the earlier parts it is about to delete).
+    pub fn begin_attempt(&self, task: &str, parts: &[&PartFile]) -> Result<(), OutputError> {
+        if matches!(self, OutTarget::Local(_)) {
+            return Ok(());
+        }
+        let rel = attempt_rel(task);
+        let json = serde_json::to_vec(parts).map_err(|e| self.error(&rel, e.to_string()))?;
+        self.write_file(&rel, &json)
+    }
+
+    /// After the task's manifest is written: its attempt record is no longer needed.
+    pub fn end_attempt(&self, task: &str) -> Result<(), OutputError> {
+        let OutTarget::S3 { root, stores, .. } = self else {
+            return Ok(());
+        };
+        stores
+            .delete(&Self::object(root, &attempt_rel(task)))
+            .map_err(OutputError::Store)
+    }
+
+    fn error(&self, rel: &str, detail: String) -> OutputError {
+        OutputError::Io {
+            path: PathBuf::from(format!("{self}/{rel}")),
+            source: std::io::Error::other(detail),
+        }
+    }
+
     /// Removes this run's staging directory (S3) and those of runs that no longer
     /// live; a no-op locally.
     pub fn clean_staging(&self) {
@@ -405,6 +448,10 @@ impl OutTarget {
 /// `_manifests/<task>.json`.
 fn manifest_rel(task: &str) -> String {
     format!("{}/{task}.json", dataset::MANIFEST_DIR)
+}
+
+fn attempt_rel(task: &str) -> String {
+    format!("{}/{task}.json", dataset::ATTEMPTS_DIR)
 }
 
 impl fmt::Display for OutTarget {

@@ -108,6 +108,13 @@ pub(super) fn read_task<'a>(
             earlier = manifest.files;
         }
     }
+    // On S3, an attempt killed between its first upload and its manifest left parts no
+    // manifest names; its attempt record names them, so this attempt removes them too.
+    for part in config.out.attempted(&task.name)? {
+        if !earlier.iter().any(|e| e.path == part.path) {
+            earlier.push(part);
+        }
+    }
     // A remote input cut short for good leaves rows that must not be kept: the task
     // starts again with that input as one error row (at most once per input).
     let mut failed: BTreeMap<&str, Unreadable> = BTreeMap::new();
@@ -173,14 +180,19 @@ pub(super) fn commit_task(
     let files = writers.commit()?;
     // On S3, each part is PUT now (locally they are in place already), then the
     // parts of an earlier attempt that this one did not rewrite (another crawl
-    // partition) are deleted; the manifest comes after all of that, so a crash in
-    // between leaves the earlier manifest, and the next resume does it again.
-    config.out.publish(&files)?;
+    // partition) are deleted; the manifest comes after all of that. The attempt
+    // record written first lists both, so a crash in between leaves it (and the
+    // earlier manifest), and the next resume removes what this attempt left.
     let stale: Vec<PartFile> = earlier
         .into_iter()
         .filter(|old| !files.iter().any(|new| new.path == old.path))
         .collect();
+    config
+        .out
+        .begin_attempt(&task.name, &files.iter().chain(&stale).collect::<Vec<_>>())?;
+    config.out.publish(&files)?;
     config.out.remove_published(&stale)?;
+    abort_point(task);
     let mut rows = BTreeMap::new();
     for file in &files {
         *rows.entry(file.table.clone()).or_default() += file.rows;
@@ -195,11 +207,29 @@ pub(super) fn commit_task(
         files,
     };
     config.out.write_manifest(&manifest)?;
+    config.out.end_attempt(&task.name)?;
     Ok(TaskOutcome {
         manifest,
         resumed: false,
     })
 }
+
+/// A test aid (cargo feature `fault-injection`): the process aborts after publishing the
+/// parts of the task holding an input whose name contains
+/// `ROBOTS_CENSUS_ABORT_BEFORE_MANIFEST`, before its manifest: a machine lost mid-commit.
+#[cfg(feature = "fault-injection")]
+fn abort_point(task: &Task) {
+    if let Ok(needle) = std::env::var("ROBOTS_CENSUS_ABORT_BEFORE_MANIFEST") {
+        if task.inputs.iter().any(|i| i.contains(&needle)) {
+            std::process::abort();
+        }
+    }
+}
+
+/// Without `fault-injection`, the environment variable does nothing.
+#[cfg(not(feature = "fault-injection"))]
+#[inline(always)]
+fn abort_point(_task: &Task) {}
 
 /// The input-level `errors` row of a panic while reading an input.
 fn panicked(panic: &(dyn std::any::Any + Send)) -> Unreadable {

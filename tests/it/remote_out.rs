@@ -249,6 +249,114 @@ fn a_resumed_s3_task_deletes_its_earlier_parts_under_another_crawl() {
     assert_same_rows(&local, &second);
 }
 
+#[test]
+#[cfg_attr(
+    not(feature = "external-tests"),
+    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+)]
+fn an_s3_attempt_killed_before_its_manifest_leaves_no_part_behind() {
+    // Issue 22: an S3 attempt killed after uploading its parts and before its manifest
+    // left parts no manifest names; when the next attempt writes another crawl partition
+    // (here: the throttled input's rows go under its warcinfo's crawl, not the path's),
+    // they stayed beside the new ones. The attempt record written before the uploads
+    // names them, and the resumed task deletes them.
+    let dir = scratch("remote_out_killed_commit");
+    let (root, rel) = serve_tree(&dir, &clean_files());
+    let (local, local_code) = local_run(&dir, &root, &rel);
+    assert_eq!(local_code, Some(0));
+    let server = fault_server(&root);
+    let throttled = rel
+        .iter()
+        .find(|r| r.ends_with("cc-robotstxt-sample.warc.gz"))
+        .expect("sample served")
+        .clone();
+    server.set_faults(serde_json::json!({
+        format!("/{throttled}"): [{"kind": "slowdown", "retry_after": 1, "times": -1}],
+    }));
+    let s3 = moto_server("killed-commit", &[]);
+    let env = s3_env(s3.port);
+    let (list, base) = (server.url("paths.txt"), server.url(""));
+    let url = "s3://killed-commit/ds";
+    let args = |extra: &[&'static str]| -> Vec<String> {
+        let mut args: Vec<String> = ["--inputs-from", &list, "--input-base-url", &base]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        args.extend(["--out".to_owned(), url.to_owned()]);
+        args.extend(extra.iter().map(|s| s.to_string()));
+        args
+    };
+    let mut kill_env = env.clone();
+    kill_env.push((
+        "ROBOTS_CENSUS_ABORT_BEFORE_MANIFEST",
+        "cc-robotstxt-sample".to_owned(),
+    ));
+    let a = args(&["--retry-budget", "3", "--threads", "1"]);
+    let killed = census(&a.iter().map(String::as_str).collect::<Vec<_>>(), &kill_env);
+    assert!(!killed.status.success(), "{}", stderr(&killed));
+    let first = dir.join("first");
+    download(s3.port, "killed-commit", "ds", &first);
+    let keys: Vec<String> = tree(&first).into_keys().collect();
+    let records: Vec<&String> = keys
+        .iter()
+        .filter(|k| k.starts_with("_attempts/"))
+        .collect();
+    assert_eq!(records.len(), 1, "one attempt was cut: {keys:?}");
+    let task = records[0]
+        .trim_start_matches("_attempts/")
+        .trim_end_matches(".json")
+        .to_owned();
+    assert!(
+        !keys.contains(&format!("_manifests/{task}.json")),
+        "killed before its manifest: {keys:?}"
+    );
+    let orphans: Vec<String> = keys
+        .iter()
+        .filter(|k| k.ends_with(&format!("/{task}.parquet")))
+        .cloned()
+        .collect();
+    assert!(!orphans.is_empty(), "its parts were uploaded: {keys:?}");
+    assert!(
+        orphans
+            .iter()
+            .all(|k| k.contains("/crawl=CC-MAIN-2024-22/")),
+        "under the path's crawl: {orphans:?}"
+    );
+    let record = String::from_utf8(tree(&first).remove(records[0].as_str()).unwrap()).unwrap();
+    for orphan in &orphans {
+        assert!(record.contains(orphan.as_str()), "{orphan} not in {record}");
+    }
+
+    server.set_faults(serde_json::json!({}));
+    let a = args(&["--resume"]);
+    let resumed = census(&a.iter().map(String::as_str).collect::<Vec<_>>(), &env);
+    assert_eq!(resumed.status.code(), Some(0), "{}", stderr(&resumed));
+    let second = dir.join("second");
+    download(s3.port, "killed-commit", "ds", &second);
+    let after = tree(&second);
+    for orphan in &orphans {
+        assert!(
+            !after.contains_key(orphan.as_str()),
+            "{orphan} is still there"
+        );
+    }
+    assert!(
+        !after.keys().any(|k| k.starts_with("_attempts/")),
+        "no attempt record is left once every manifest is written"
+    );
+    let parts = |t: std::collections::BTreeMap<String, Vec<u8>>| -> Vec<String> {
+        t.into_keys()
+            .filter(|k| k.ends_with(".parquet"))
+            .map(|k| match k.rsplit_once('-') {
+                Some((task, _hash)) => task.to_owned(),
+                None => k,
+            })
+            .collect()
+    };
+    assert_eq!(parts(after), parts(tree(&local)));
+    assert_same_rows(&local, &second);
+}
+
 /// The manifests present under `out`.
 fn manifests(out: &Path) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(out.join("_manifests"))
