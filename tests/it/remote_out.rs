@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use crate::remote::{
     assert_same_rows, census, clean_files, fault_server, local_run, moto_server, path_arg,
-    sample_files, serve_tree, AGENTS,
+    sample_files, serve_tree, Server, AGENTS,
 };
 use crate::support::{bin, python, scratch, tree};
 
@@ -176,51 +176,99 @@ fn s3_output_holds_the_bytes_of_a_local_output() {
     assert_eq!(temporaries(&tmp), Vec::<PathBuf>::new(), "staging left");
 }
 
-#[test]
-#[cfg_attr(
-    not(feature = "external-tests"),
-    ignore = "needs ../shared, the venv, Java or Chromium: make test"
-)]
-fn a_resumed_s3_task_deletes_its_earlier_parts_under_another_crawl() {
-    // cc-robotstxt-sample.warc.gz is served under crawl-data/CC-MAIN-2024-22/ but its
-    // warcinfo says CC-MAIN-2026-48. Throttled for good, its task is committed with one
-    // remote_retries_exhausted row under the path's crawl (exit 75); resumed, its rows
-    // go under the warcinfo's crawl. The first attempt's part under CC-MAIN-2024-22
-    // must be gone from S3, or the dataset would keep the failure beside the rows.
-    let dir = scratch("remote_out_stale");
-    let (root, rel) = serve_tree(&dir, &clean_files());
-    let (local, local_code) = local_run(&dir, &root, &rel);
-    assert_eq!(local_code, Some(0));
-    let server = fault_server(&root);
-    let throttled = rel
-        .iter()
-        .find(|r| r.ends_with("cc-robotstxt-sample.warc.gz"))
-        .expect("sample served")
-        .clone();
-    server.set_faults(serde_json::json!({
-        format!("/{throttled}"): [{"kind": "slowdown", "retry_after": 1, "times": -1}],
-    }));
-    let s3 = moto_server("stale-test", &[]);
-    let env = s3_env(s3.port);
-    let (list, base) = (server.url("paths.txt"), server.url(""));
-    let url = "s3://stale-test/ds";
-    let run = |extra: &[&str]| {
+/// The setup of the S3 resume tests: the clean files served over HTTP with
+/// cc-robotstxt-sample.warc.gz throttled for good (served under crawl-data/CC-MAIN-2024-22/,
+/// its warcinfo says CC-MAIN-2026-48), a local run of the same files to compare with, and
+/// a moto bucket for `--out s3://<bucket>/ds`.
+struct ThrottledToS3 {
+    dir: PathBuf,
+    local: PathBuf,
+    server: Server,
+    s3: Server,
+    bucket: &'static str,
+    env: Vec<(&'static str, String)>,
+}
+
+impl ThrottledToS3 {
+    fn new(name: &str, bucket: &'static str) -> Self {
+        let dir = scratch(name);
+        let (root, rel) = serve_tree(&dir, &clean_files());
+        let (local, local_code) = local_run(&dir, &root, &rel);
+        assert_eq!(local_code, Some(0));
+        let server = fault_server(&root);
+        let throttled = rel
+            .iter()
+            .find(|r| r.ends_with("cc-robotstxt-sample.warc.gz"))
+            .expect("sample served");
+        server.set_faults(serde_json::json!({
+            format!("/{throttled}"): [{"kind": "slowdown", "retry_after": 1, "times": -1}],
+        }));
+        let s3 = moto_server(bucket, &[]);
+        let env = s3_env(s3.port);
+        ThrottledToS3 {
+            dir,
+            local,
+            server,
+            s3,
+            bucket,
+            env,
+        }
+    }
+
+    /// `run` of the served list into the bucket, with `extra` flags and environment `env`.
+    fn run(&self, extra: &[&str], env: &[(&str, String)]) -> Output {
+        let (list, base) = (self.server.url("paths.txt"), self.server.url(""));
+        let url = format!("s3://{}/ds", self.bucket);
         let mut args = vec![
             "--inputs-from",
             &list,
             "--input-base-url",
             &base,
             "--out",
-            url,
+            &url,
         ];
         args.extend(extra);
-        census(&args, &env)
-    };
-    let failed = run(&["--retry-budget", "3"]);
+        census(&args, env)
+    }
+
+    /// The dataset as it is on S3 now, copied into `<dir>/<name>`.
+    fn download(&self, name: &str) -> PathBuf {
+        let dest = self.dir.join(name);
+        download(self.s3.port, self.bucket, "ds", &dest);
+        dest
+    }
+
+    /// The S3 dataset `out` has the part files of the local run (task names end in a
+    /// hash of the sources, which differ: paths there, URLs here) and the same rows.
+    fn assert_equals_local(&self, out: &Path) {
+        let parts = |t: std::collections::BTreeMap<String, Vec<u8>>| -> Vec<String> {
+            t.into_keys()
+                .filter(|k| k.ends_with(".parquet"))
+                .map(|k| match k.rsplit_once('-') {
+                    Some((task, _hash)) => task.to_owned(),
+                    None => k,
+                })
+                .collect()
+        };
+        assert_eq!(parts(tree(out)), parts(tree(&self.local)));
+        assert_same_rows(&self.local, out);
+    }
+}
+
+#[test]
+#[cfg_attr(
+    not(feature = "external-tests"),
+    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+)]
+fn a_resumed_s3_task_deletes_its_earlier_parts_under_another_crawl() {
+    // Throttled for good, the sample's task is committed with one
+    // remote_retries_exhausted row under the path's crawl (exit 75); resumed, its rows
+    // go under the warcinfo's crawl. The first attempt's part under CC-MAIN-2024-22
+    // must be gone from S3, or the dataset would keep the failure beside the rows.
+    let t = ThrottledToS3::new("remote_out_stale", "stale-test");
+    let failed = t.run(&["--retry-budget", "3"], &t.env);
     assert_eq!(failed.status.code(), Some(75), "{}", stderr(&failed));
-    let first = dir.join("first");
-    download(s3.port, "stale-test", "ds", &first);
-    let stale: Vec<String> = tree(&first)
+    let stale: Vec<String> = tree(&t.download("first"))
         .into_keys()
         .filter(|k| k.contains("crawl=CC-MAIN-2024-22/") && k.starts_with("errors/"))
         .collect();
@@ -229,24 +277,10 @@ fn a_resumed_s3_task_deletes_its_earlier_parts_under_another_crawl() {
         "the failure's errors part under the path's crawl"
     );
 
-    server.set_faults(serde_json::json!({}));
-    let resumed = run(&["--resume"]);
+    t.server.set_faults(serde_json::json!({}));
+    let resumed = t.run(&["--resume"], &t.env);
     assert_eq!(resumed.status.code(), Some(0), "{}", stderr(&resumed));
-    let second = dir.join("second");
-    download(s3.port, "stale-test", "ds", &second);
-    // The same part files as a local run of the same inputs (task names end in a hash
-    // of the sources, which differ: paths there, URLs here), and the same rows.
-    let parts = |t: std::collections::BTreeMap<String, Vec<u8>>| -> Vec<String> {
-        t.into_keys()
-            .filter(|k| k.ends_with(".parquet"))
-            .map(|k| match k.rsplit_once('-') {
-                Some((task, _hash)) => task.to_owned(),
-                None => k,
-            })
-            .collect()
-    };
-    assert_eq!(parts(tree(&second)), parts(tree(&local)));
-    assert_same_rows(&local, &second);
+    t.assert_equals_local(&t.download("second"));
 }
 
 #[test]
@@ -260,43 +294,16 @@ fn an_s3_attempt_killed_before_its_manifest_leaves_no_part_behind() {
     // (here: the throttled input's rows go under its warcinfo's crawl, not the path's),
     // they stayed beside the new ones. The attempt record written before the uploads
     // names them, and the resumed task deletes them.
-    let dir = scratch("remote_out_killed_commit");
-    let (root, rel) = serve_tree(&dir, &clean_files());
-    let (local, local_code) = local_run(&dir, &root, &rel);
-    assert_eq!(local_code, Some(0));
-    let server = fault_server(&root);
-    let throttled = rel
-        .iter()
-        .find(|r| r.ends_with("cc-robotstxt-sample.warc.gz"))
-        .expect("sample served")
-        .clone();
-    server.set_faults(serde_json::json!({
-        format!("/{throttled}"): [{"kind": "slowdown", "retry_after": 1, "times": -1}],
-    }));
-    let s3 = moto_server("killed-commit", &[]);
-    let env = s3_env(s3.port);
-    let (list, base) = (server.url("paths.txt"), server.url(""));
-    let url = "s3://killed-commit/ds";
-    let args = |extra: &[&'static str]| -> Vec<String> {
-        let mut args: Vec<String> = ["--inputs-from", &list, "--input-base-url", &base]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
-        args.extend(["--out".to_owned(), url.to_owned()]);
-        args.extend(extra.iter().map(|s| s.to_string()));
-        args
-    };
-    let mut kill_env = env.clone();
+    let t = ThrottledToS3::new("remote_out_killed_commit", "killed-commit");
+    let mut kill_env = t.env.clone();
     kill_env.push((
         "ROBOTS_CENSUS_ABORT_BEFORE_MANIFEST",
         "cc-robotstxt-sample".to_owned(),
     ));
-    let a = args(&["--retry-budget", "3", "--threads", "1"]);
-    let killed = census(&a.iter().map(String::as_str).collect::<Vec<_>>(), &kill_env);
+    let killed = t.run(&["--retry-budget", "3", "--threads", "1"], &kill_env);
     assert!(!killed.status.success(), "{}", stderr(&killed));
-    let first = dir.join("first");
-    download(s3.port, "killed-commit", "ds", &first);
-    let keys: Vec<String> = tree(&first).into_keys().collect();
+    let mut first = tree(&t.download("first"));
+    let keys: Vec<String> = first.keys().cloned().collect();
     let records: Vec<&String> = keys
         .iter()
         .filter(|k| k.starts_with("_attempts/"))
@@ -322,17 +329,15 @@ fn an_s3_attempt_killed_before_its_manifest_leaves_no_part_behind() {
             .all(|k| k.contains("/crawl=CC-MAIN-2024-22/")),
         "under the path's crawl: {orphans:?}"
     );
-    let record = String::from_utf8(tree(&first).remove(records[0].as_str()).unwrap()).unwrap();
+    let record = String::from_utf8(first.remove(records[0].as_str()).unwrap()).unwrap();
     for orphan in &orphans {
         assert!(record.contains(orphan.as_str()), "{orphan} not in {record}");
     }
 
-    server.set_faults(serde_json::json!({}));
-    let a = args(&["--resume"]);
-    let resumed = census(&a.iter().map(String::as_str).collect::<Vec<_>>(), &env);
+    t.server.set_faults(serde_json::json!({}));
+    let resumed = t.run(&["--resume"], &t.env);
     assert_eq!(resumed.status.code(), Some(0), "{}", stderr(&resumed));
-    let second = dir.join("second");
-    download(s3.port, "killed-commit", "ds", &second);
+    let second = t.download("second");
     let after = tree(&second);
     for orphan in &orphans {
         assert!(
@@ -344,17 +349,7 @@ fn an_s3_attempt_killed_before_its_manifest_leaves_no_part_behind() {
         !after.keys().any(|k| k.starts_with("_attempts/")),
         "no attempt record is left once every manifest is written"
     );
-    let parts = |t: std::collections::BTreeMap<String, Vec<u8>>| -> Vec<String> {
-        t.into_keys()
-            .filter(|k| k.ends_with(".parquet"))
-            .map(|k| match k.rsplit_once('-') {
-                Some((task, _hash)) => task.to_owned(),
-                None => k,
-            })
-            .collect()
-    };
-    assert_eq!(parts(after), parts(tree(&local)));
-    assert_same_rows(&local, &second);
+    t.assert_equals_local(&second);
 }
 
 /// The manifests present under `out`.
