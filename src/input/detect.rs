@@ -5,6 +5,8 @@
 //! content cannot decide (an empty file, a corrupt first gzip member).
 
 use super::decompress::Stream;
+use super::gzip_members::GZIP_MAGIC;
+use super::zstd_frames::ZSTD_MAGIC;
 use crate::limits::{BUF_MAX, DAMAGED_START_PROBE};
 
 /// Compression of the raw file, from its magic bytes.
@@ -77,9 +79,9 @@ pub(crate) fn damaged_start(probe: &[u8], name_hint: &str) -> Option<Compression
 fn hinted(name_hint: &str) -> Option<(Compression, &'static [u8])> {
     let lower = name_hint.to_ascii_lowercase();
     if lower.ends_with(".gz") {
-        Some((Compression::Gzip, &[0x1f, 0x8b, 0x08]))
+        Some((Compression::Gzip, &GZIP_MAGIC))
     } else if lower.ends_with(".zst") || lower.ends_with(".zstd") {
-        Some((Compression::Zstd, &[0x28, 0xb5, 0x2f, 0xfd]))
+        Some((Compression::Zstd, &ZSTD_MAGIC))
     } else {
         None
     }
@@ -107,7 +109,7 @@ pub(crate) fn contradicted_start(
 /// and reads every record; decompressing would lose the whole file.
 pub(crate) fn plain_behind_magic(sniffed: Compression, probe: &[u8], name_hint: &str) -> bool {
     // A skippable frame (a `.warc.zst` dictionary) may hold WARC header text itself.
-    let frame_magic = probe.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]);
+    let frame_magic = probe.starts_with(&ZSTD_MAGIC);
     if hinted(name_hint).is_some() || !(sniffed == Compression::Gzip || frame_magic) {
         return false;
     }

@@ -385,7 +385,7 @@ impl Decoded for GzipSource {
     }
 }
 
-const GZIP_MAGIC: [u8; 3] = [0x1f, 0x8b, 0x08];
+pub(super) const GZIP_MAGIC: [u8; 3] = [0x1f, 0x8b, 0x08];
 
 #[cfg(test)]
 mod tests {

@@ -24,7 +24,7 @@ use super::error::InputError;
 use super::InputProblem;
 use crate::limits::{MAX_ZSTD_DICT_BYTES, ZSTD_WINDOW_LOG_MAX};
 
-const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
+pub(super) const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
 const ZSTD_DICT_FRAME: u32 = 0x184D_2A5D;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
