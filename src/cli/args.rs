@@ -72,9 +72,9 @@ pub enum QueryFormat {
 #[derive(Debug, clap::Args)]
 #[command(after_help = QUERY_AFTER_HELP)]
 pub struct QueryArgs {
-    /// The dataset: the --out of `robots-census run` (a local directory).
-    #[arg(value_name = "OUT")]
-    pub out: PathBuf,
+    /// The dataset: the --out of `robots-census run` (a directory or s3://bucket/prefix).
+    #[arg(value_name = "DIR|s3://BUCKET/PREFIX")]
+    pub out: String,
 
     /// A file of SQL statements (`-` for stdin).
     #[arg(

@@ -256,8 +256,9 @@ fn query_checked(args: &QueryArgs) -> Result<(), String> {
         ),
         (None, None) => return Err("give a FILE.sql or -e SQL".to_owned()),
     };
-    let catalog =
-        crate::output::catalog::Catalog::open_dir(&args.out).map_err(|e| e.to_string())?;
+    let out =
+        OutTarget::parse(&args.out, StoreOptions::default(), None).map_err(|e| e.to_string())?;
+    let catalog = crate::output::catalog::Catalog::open(&out).map_err(|e| e.to_string())?;
     let engine = crate::study::Engine::open(&catalog, &options).map_err(|e| e.to_string())?;
     let results = engine.run(&sql, &name).map_err(|e| e.to_string())?;
     crate::study::write_results(results, args.format(), args.output.as_deref())

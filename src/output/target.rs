@@ -7,12 +7,15 @@
 //! S3 (`s3://bucket/prefix`): the same [`super::PartWriter`] writes each part into a
 //! local staging directory (`$TMPDIR/.robots-census-staging.<machine>-<pid>-<n>.tmp/`, laid out
 //! like the dataset), so the bytes are those of a local run; [`OutTarget::publish`]
-//! then sends each committed part in one PUT (atomic: a reader sees the whole object
-//! or none) and removes the staged copy. The task's manifest is PUT after all its
-//! parts. A PUT sends the whole part from memory, so a run holds at most one part
-//! per worker thread in memory while uploading (parts of the default task size are
-//! tens of MB; S3 takes up to 5 GiB in one PUT). Staging directories of runs that no
-//! longer live (a SIGKILL) are removed when the next run starts.
+//! then sends each committed part (one PUT up to [`PUBLISH_PART_SIZE`], above it a
+//! multipart upload read from the staged file; either is atomic: a reader sees the
+//! whole object or none) and removes the staged copy. The task's manifest is PUT after
+//! all its parts; an `_attempts/<task>.json` record written before the first upload
+//! names what the attempt publishes, so the next attempt of a task killed in between
+//! deletes it. Staging directories of runs that no longer live (a SIGKILL) are removed
+//! when the next run starts.
+//!
+//! `robots-census query` reads an S3 dataset too (see `study::engine`).
 //!
 //! `http(s)://` cannot be written to: it is a usage error.
 

@@ -362,8 +362,8 @@ impl Stores {
 /// Whether the environment names credentials (or says how to find them). Without
 /// any, requests go unsigned rather than asking an instance metadata endpoint;
 /// `AWS_SKIP_SIGNATURE=false` restores object_store's default chain (instance
-/// profile) inside AWS.
-fn credentials_in_env() -> bool {
+/// profile) inside AWS. The study engine's S3 client (`study::engine`) follows the same rule.
+pub fn credentials_in_env() -> bool {
     [
         "AWS_ACCESS_KEY_ID",
         "AWS_WEB_IDENTITY_TOKEN_FILE",

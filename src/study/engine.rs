@@ -1,6 +1,10 @@
 //! The embedded engine: one DataFusion session over one dataset, its tables
 //! registered by name from the [`Catalog`], under a memory limit with a spill
 //! directory.
+//!
+//! A dataset on S3 is read through DataFusion's own object_store release (0.13, the
+//! tool's is 0.14: the two cannot share a client), configured from the same `AWS_*`
+//! environment as the tool's store, unsigned when it names no credentials.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -97,6 +101,9 @@ impl Engine {
             .sort_spill_reservation_bytes
             .min(options.memory_limit / (4 * threads));
         let ctx = SessionContext::new_with_config_rt(config, env);
+        if catalog.dir.is_none() {
+            register_s3(&ctx, &catalog.root)?;
+        }
         let mut unavailable = BTreeMap::new();
         for (table, entry) in catalog.entries() {
             let provider: Arc<dyn TableProvider> = match entry {
@@ -186,6 +193,26 @@ impl Engine {
             ))),
         }
     }
+}
+
+/// Gives `ctx` an S3 client for the bucket of `root` (`s3://bucket/prefix`), so that
+/// the catalog's `s3://` files can be read.
+fn register_s3(ctx: &SessionContext, root: &str) -> Result<(), StudyError> {
+    use object_store_engine::aws::AmazonS3Builder;
+    let setup = |e: &dyn std::fmt::Display| StudyError::Engine(format!("{root}: {e}"));
+    let url = url::Url::parse(root).map_err(|e| setup(&e))?;
+    let bucket = match (url.scheme(), url.host_str()) {
+        ("s3", Some(bucket)) => bucket.to_owned(),
+        _ => return Err(setup(&"not a local directory or an s3://bucket/prefix URL")),
+    };
+    let mut builder = AmazonS3Builder::from_env().with_bucket_name(&bucket);
+    if !crate::store::credentials_in_env() {
+        builder = builder.with_skip_signature(true);
+    }
+    let store = builder.build().map_err(|e| setup(&e))?;
+    let bucket_url = url::Url::parse(&format!("s3://{bucket}")).map_err(|e| setup(&e))?;
+    ctx.register_object_store(&bucket_url, Arc::new(store));
+    Ok(())
 }
 
 /// The rows of a query, batch by batch, as the engine makes them.

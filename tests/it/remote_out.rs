@@ -11,7 +11,7 @@ use crate::remote::{
     assert_same_rows, census, clean_files, fault_server, local_run, moto_server, path_arg,
     sample_files, serve_tree, Server, AGENTS,
 };
-use crate::support::{bin, python, scratch, tree};
+use crate::support::{bin, python, read_table, repo, scratch, tree};
 
 /// moto's credentials and endpoint, for robots-census and for the download helper.
 fn s3_env(port: u16) -> Vec<(&'static str, String)> {
@@ -118,6 +118,68 @@ fn s3_output_holds_the_bytes_of_a_local_output() {
         assert!(got[name] == *bytes, "{name} differs");
     }
     assert_eq!(temporaries(&tmp), Vec::<PathBuf>::new(), "staging left");
+
+    // `query` reads the S3 dataset as it reads the local one.
+    let query = |out: &str, sql: &[&str]| {
+        let mut cmd = bin();
+        cmd.args(["query", out, "--format", "csv"]).args(sql);
+        for (key, value) in &env {
+            cmd.env(key, value);
+        }
+        cmd.output().expect("run query")
+    };
+    let tables = [
+        "documents",
+        "groups",
+        "rules",
+        "sitemaps",
+        "errors",
+        "verdicts",
+        "agents",
+    ];
+    let counts = tables
+        .iter()
+        .map(|t| format!("(SELECT count(*) FROM {t}) AS {t}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let counts = format!("SELECT {counts}");
+    let on_s3 = query(url, &["-e", &counts]);
+    assert_eq!(on_s3.status.code(), Some(0), "{}", stderr(&on_s3));
+    // The counts, from the local Parquet files read with the parquet crate.
+    let want_counts: Vec<String> = tables
+        .iter()
+        .map(|t| {
+            let rows: usize = read_table(&local, t).iter().map(|b| b.num_rows()).sum();
+            rows.to_string()
+        })
+        .collect();
+    assert_ne!(want_counts[0], "0", "documents has rows");
+    assert_eq!(
+        String::from_utf8_lossy(&on_s3.stdout),
+        format!("{}\n{}\n", tables.join(","), want_counts.join(","))
+    );
+    let file = repo().join("queries/status_distribution.sql");
+    let file = path_arg(&file);
+    let (on_s3, here) = (query(url, &[&file]), query(&path_arg(&local), &[&file]));
+    assert_eq!(on_s3.status.code(), Some(0), "{}", stderr(&on_s3));
+    assert_eq!(here.status.code(), Some(0), "{}", stderr(&here));
+    assert!(
+        on_s3.stdout.len() > 100,
+        "{}",
+        String::from_utf8_lossy(&here.stdout)
+    );
+    assert!(
+        on_s3.stdout == here.stdout,
+        "status_distribution.sql differs on S3"
+    );
+    // A bucket that is not there: one line naming it, exit 2.
+    let missing = query("s3://no-such-bucket/ds", &["-e", "SELECT 1"]);
+    assert_eq!(missing.status.code(), Some(2));
+    let message = stderr(&missing);
+    assert!(
+        message.contains("s3://no-such-bucket/ds") && message.trim_end().lines().count() == 1,
+        "{message}"
+    );
 
     // The same refusals as locally.
     let again = run(url, &[]);
