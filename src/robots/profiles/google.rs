@@ -23,7 +23,7 @@
 //!   the minimum a parser must read, so the cut is within the RFC.
 
 use super::common::Answer;
-use crate::robots::model::{RobotsTxt, Rule, RuleKind};
+use crate::robots::model::{Group, RobotsTxt, Rule, RuleKind};
 use crate::robots::pattern::matches;
 use crate::robots::url::UrlPath;
 use crate::robots::{Scope, Verdict};
@@ -290,22 +290,60 @@ pub(super) fn rfc9309_answer(
 ) -> Answer {
     let named = doc.names_agent(agent.as_bytes());
     let scope = scope_of(doc, named);
+    let Some(decoded) = rfc9309_path(url) else {
+        return Answer::no_rule(scope);
+    };
+    let groups = doc.groups_for(agent.as_bytes(), named);
+    match rfc9309_best(doc, patterns, groups, &decoded) {
+        Some(rule) => decided_by(rule, scope),
+        None => Answer::no_rule(scope),
+    }
+}
+
+/// What the RFC 9309 reading matches the rules against: `url`'s path and query,
+/// %-decoded; none for `/robots.txt`, which 2.2.2 allows whatever the file says. The
+/// same for every agent, so a caller asking many agents about one URL computes it once.
+pub(super) fn rfc9309_path(url: &str) -> Option<Vec<u8>> {
     let path = UrlPath::new(url.as_bytes());
     let mut decoded = Vec::with_capacity(path.as_bytes().len());
     decode(path.as_bytes(), |b, _| decoded.push(b));
     // 2.2.2: "The /robots.txt URI is implicitly allowed."
-    if decoded == b"/robots.txt" {
-        return Answer::no_rule(scope);
-    }
-    // 2.2.2: the most specific match (most octets) wins; Allow on equal length.
-    let mut best: Option<(usize, &Rule<'_>)> = None;
-    for group in doc.groups_for(agent.as_bytes(), named) {
+    (decoded != b"/robots.txt").then_some(decoded)
+}
+
+/// [`rfc9309_answer`]'s verdict for every path of `paths` ([`rfc9309_path`]s), the
+/// groups chosen once for `agent`.
+pub(super) fn rfc9309_allowed_paths<'p>(
+    doc: &'p RobotsTxt<'_>,
+    patterns: &'p RfcPatterns,
+    agent: &'p str,
+    paths: &'p [Option<Vec<u8>>],
+) -> impl Iterator<Item = bool> + 'p {
+    let named = doc.names_agent(agent.as_bytes());
+    let groups: Vec<&Group> = doc.groups_for(agent.as_bytes(), named).collect();
+    paths.iter().map(move |path| match path {
+        Some(path) => rfc9309_best(doc, patterns, groups.iter().copied(), path)
+            .is_none_or(|r| r.kind == RuleKind::Allow),
+        None => true,
+    })
+}
+
+/// 2.2.2: the most specific match (most octets) among the rules of `groups` wins; Allow
+/// on equal length.
+fn rfc9309_best<'d, 'b>(
+    doc: &'d RobotsTxt<'b>,
+    patterns: &RfcPatterns,
+    groups: impl IntoIterator<Item = &'d Group>,
+    decoded: &[u8],
+) -> Option<&'d Rule<'b>> {
+    let mut best: Option<(usize, &'d Rule<'b>)> = None;
+    for group in groups {
         for index in group.rules.clone() {
             let (rule, pattern) = (&doc.rules[index], &patterns.0[index]);
             if pattern.toks.is_empty() && !pattern.anchored {
                 continue; // an empty value: no rule (2.2.2)
             }
-            if !pattern.matches(&decoded) {
+            if !pattern.matches(decoded) {
                 continue;
             }
             let better = match best {
@@ -322,10 +360,7 @@ pub(super) fn rfc9309_answer(
             }
         }
     }
-    match best {
-        Some((_, rule)) => decided_by(rule, scope),
-        None => Answer::no_rule(scope),
-    }
+    best.map(|(_, rule)| rule)
 }
 
 #[cfg(test)]

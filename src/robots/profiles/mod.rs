@@ -173,9 +173,20 @@ pub struct Interpretations<'d, 'a> {
     google_probes: OnceCell<Probes<'d, 'a>>,
     /// The probe URLs but `/`, built on the first probe of a profile other than Google's.
     probe_urls: OnceCell<Vec<String>>,
-    /// The probe URLs as urllib and ccbot compare them, built on first use.
-    urllib_paths: OnceCell<Vec<String>>,
-    ccbot_paths: OnceCell<Vec<String>>,
+    /// The probe URLs as each family compares them, built on its first probe.
+    paths: FamilyPaths,
+}
+
+/// The probe URLs as each family with a path of its own compares them with the rules
+/// (quoted, decoded, cut), computed once per document for all agents.
+#[derive(Default)]
+struct FamilyPaths {
+    rfc9309: OnceCell<Vec<Option<Vec<u8>>>>,
+    yandex: OnceCell<Vec<Vec<u8>>>,
+    urllib: OnceCell<Vec<String>>,
+    ccbot: OnceCell<Vec<String>>,
+    protego: OnceCell<Vec<Option<String>>>,
+    robots_parser: OnceCell<Vec<Option<String>>>,
 }
 
 impl<'d, 'a> Interpretations<'d, 'a> {
@@ -194,8 +205,7 @@ impl<'d, 'a> Interpretations<'d, 'a> {
             agent_words: OnceCell::new(),
             google_probes: OnceCell::new(),
             probe_urls: OnceCell::new(),
-            urllib_paths: OnceCell::new(),
-            ccbot_paths: OnceCell::new(),
+            paths: FamilyPaths::default(),
         }
     }
 
@@ -325,32 +335,74 @@ impl<'d, 'a> Interpretations<'d, 'a> {
                 .map(|url| lossy_text(&url).into_owned())
                 .collect()
         });
-        // The families that can, normalise each probe URL once per document and choose
-        // the agent's group once; the others answer URL by URL.
+        // Each probe URL is normalised once per document as the family does, and the
+        // agent's group chosen once; the Google-model families answer URL by URL.
+        let paths = &self.paths;
+        let differs = |mut allowed: Box<dyn Iterator<Item = bool> + '_>| {
+            allowed.any(|allowed| allowed != root.allowed)
+        };
         let differs = match profile {
+            Profile::Rfc9309 => {
+                let patterns = self
+                    .rfc9309
+                    .get_or_init(|| google::RfcPatterns::new(self.google));
+                let paths = paths
+                    .rfc9309
+                    .get_or_init(|| urls.iter().map(|u| google::rfc9309_path(u)).collect());
+                differs(Box::new(google::rfc9309_allowed_paths(
+                    self.google,
+                    patterns,
+                    agent,
+                    paths,
+                )))
+            }
+            Profile::Yandex => {
+                let paths = paths.yandex.get_or_init(|| {
+                    urls.iter()
+                        .map(|u| yandex::YandexRobots::request_path(u))
+                        .collect()
+                });
+                differs(Box::new(self.yandex().allowed_paths(agent, paths)))
+            }
             Profile::Urllib => {
-                let paths = self.urllib_paths.get_or_init(|| {
+                let paths = paths.urllib.get_or_init(|| {
                     urls.iter()
                         .map(|u| urllib::UrllibRobots::request_path(u))
                         .collect()
                 });
-                self.urllib()
-                    .allowed_paths(agent, paths)
-                    .any(|allowed| allowed != root.allowed)
+                differs(Box::new(self.urllib().allowed_paths(agent, paths)))
             }
             Profile::Ccbot => {
-                let paths = self.ccbot_paths.get_or_init(|| {
+                let paths = paths.ccbot.get_or_init(|| {
                     urls.iter()
                         .map(|u| ccbot::CcbotRobots::request_path(u))
                         .collect()
                 });
-                self.ccbot()
-                    .allowed_paths(agent, paths)
-                    .any(|allowed| allowed != root.allowed)
+                differs(Box::new(self.ccbot().allowed_paths(agent, paths)))
             }
-            _ => urls
-                .iter()
-                .any(|url| self.answer(profile, agent, url).allowed != root.allowed),
+            Profile::Protego => {
+                let paths = paths.protego.get_or_init(|| {
+                    urls.iter()
+                        .map(|u| protego::ProtegoRobots::request_path(u))
+                        .collect()
+                });
+                differs(Box::new(self.protego().allowed_paths(agent, paths)))
+            }
+            Profile::RobotsParser => {
+                let family = self.robots_parser();
+                let paths = paths
+                    .robots_parser
+                    .get_or_init(|| urls.iter().map(|u| family.request_path(u)).collect());
+                differs(Box::new(family.allowed_paths(agent, paths)))
+            }
+            Profile::Google
+            | Profile::GoogleProduction
+            | Profile::Bing
+            | Profile::Applebot
+            | Profile::Baidu => differs(Box::new(
+                urls.iter()
+                    .map(|url| self.answer(profile, agent, url).allowed),
+            )),
         };
         let class = match (root.allowed, differs) {
             (_, true) => ProbeClass::Partial,

@@ -487,23 +487,29 @@ impl RobotsParserRobots {
     /// May `agent` fetch `url`? `isAllowed(url, agent)` with the robots.txt URL taken to
     /// be `url`'s own origin's; `line` is `getMatchingLineNumber` (its -1 is 0 here).
     pub fn answer(&self, agent: &str, url: &str) -> Answer {
-        // parseUrl: new URL(url, 'http://robots-relative.samclarke.com/')
-        let parsed = url::Url::options().base_url(self.base.as_ref()).parse(url);
-        let parsed = match parsed {
-            Ok(u) => u,
+        let Some(path) = self.request_path(url) else {
             // `_getRule` returns undefined; see the module doc (Crawlee: `?? true`).
-            Err(_) => return Answer::no_rule(Scope::None),
-        };
-        if !origin_has_robots(parsed.scheme()) {
             return Answer::no_rule(Scope::None);
-        }
-        let (entry, scope) = self.entry_for(agent);
-        let entry = match entry {
-            Some(e) => e,
-            None => return Answer::no_rule(scope),
         };
-        if entry.rules.is_empty() {
-            return Answer::no_rule(scope);
+        let (entry, scope) = self.entry_for(agent);
+        match entry.and_then(|e| self.find_rule(e, &path)) {
+            Some(r) => Answer::decided(RuleKind::of(r.allow), r.line, r.pattern.clone(), scope),
+            None => Answer::no_rule(scope),
+        }
+    }
+
+    /// What `isAllowed` matches the rules against: `urlEncodeToUpper(pathname + search)`
+    /// of `url`, or none when robots-parser answers without a rule whatever the file says
+    /// (a URL it cannot parse, a scheme with no robots.txt). The same for every agent, so
+    /// a caller asking many agents about one URL computes it once.
+    pub fn request_path(&self, url: &str) -> Option<String> {
+        // parseUrl: new URL(url, 'http://robots-relative.samclarke.com/')
+        let parsed = url::Url::options()
+            .base_url(self.base.as_ref())
+            .parse(url)
+            .ok()?;
+        if !origin_has_robots(parsed.scheme()) {
+            return None;
         }
         // urlEncodeToUpper(parsedUrl.pathname + parsedUrl.search); `search` is "" for an
         // empty query.
@@ -516,8 +522,26 @@ impl RobotsParserRobots {
             }
         }
         url_encode_to_upper_in_place(&mut path);
+        Some(path)
+    }
 
-        // findRule: longest pattern wins; equal length: Allow over Disallow; else first.
+    /// `isAllowed` for every path of `paths` ([`RobotsParserRobots::request_path`]s),
+    /// the entry chosen once for `agent`.
+    pub fn allowed_paths<'p>(
+        &'p self,
+        agent: &str,
+        paths: &'p [Option<String>],
+    ) -> impl Iterator<Item = bool> + 'p {
+        let entry = self.entry_for(agent).0;
+        paths.iter().map(move |path| match (entry, path) {
+            (Some(entry), Some(path)) => self.find_rule(entry, path).is_none_or(|r| r.allow),
+            _ => true,
+        })
+    }
+
+    /// findRule: the longest matching pattern of `entry`; on equal length Allow over
+    /// Disallow, else the first.
+    fn find_rule(&self, entry: &AgentEntry, path: &str) -> Option<&Rule> {
         let mut lengths: Vec<usize> = Vec::with_capacity(path.len() + 1);
         let mut best: Option<&Rule> = None;
         for &i in &entry.rules {
@@ -537,10 +561,7 @@ impl RobotsParserRobots {
                 keep => keep,
             };
         }
-        match best {
-            None => Answer::no_rule(scope),
-            Some(r) => Answer::decided(RuleKind::of(r.allow), r.line, r.pattern.clone(), scope),
-        }
+        best
     }
 
     /// The crawl-delay in seconds robots-parser gives `agent` (`getCrawlDelay`): the

@@ -110,29 +110,70 @@ impl YandexRobots {
     }
 
     pub fn answer(&self, agent: &str, url: &str) -> Answer {
-        if self.oversize {
-            return Answer::no_rule(Scope::None);
-        }
-        let agent = agent.as_bytes();
-        let yandex_robot = agent.len() >= 6 && agent[..6].eq_ignore_ascii_case(b"yandex");
-        // The groups read: those naming the robot, else `Yandex` ones (for a Yandex
-        // robot), else `*`.
-        let named = |token: &[u8]| self.groups.iter().any(|g| Self::names(g, token));
-        let (scope, token): (Scope, Option<&[u8]>) = if named(agent) {
-            (Scope::Named, Some(agent))
-        } else if yandex_robot && named(b"Yandex") {
-            (Scope::Fallback, Some(b"Yandex"))
-        } else if self.groups.iter().any(|g| g.has_star) {
-            (Scope::Star, None)
-        } else {
+        let Some((scope, token)) = self.select(agent.as_bytes()) else {
             return Answer::no_rule(Scope::None);
         };
+        let path = UrlPath::new(url.as_bytes());
+        match self.best_rule(token, path.as_bytes()) {
+            Some(rule) => Answer::decided(
+                rule.kind,
+                rule.line,
+                String::from_utf8_lossy(&rule.pattern).into_owned(),
+                scope,
+            ),
+            None => Answer::no_rule(scope),
+        }
+    }
+
+    /// What the rules are matched against: `url`'s path and query, as robots.cc takes
+    /// them. The same for every agent, so a caller asking many agents about one URL
+    /// computes it once.
+    pub fn request_path(url: &str) -> Vec<u8> {
+        UrlPath::new(url.as_bytes()).as_bytes().to_vec()
+    }
+
+    /// [`YandexRobots::answer`]'s verdict for every path of `paths`
+    /// ([`YandexRobots::request_path`]s), the groups chosen once for `agent`.
+    pub fn allowed_paths<'p>(
+        &'p self,
+        agent: &'p str,
+        paths: &'p [Vec<u8>],
+    ) -> impl Iterator<Item = bool> + 'p {
+        let selected = self.select(agent.as_bytes());
+        paths.iter().map(move |path| match selected {
+            Some((_, token)) => self
+                .best_rule(token, path)
+                .is_none_or(|rule| rule.kind == RuleKind::Allow),
+            None => true,
+        })
+    }
+
+    /// The groups `agent` reads, as the scope and the token naming them (`None`: the `*`
+    /// groups): those naming the robot, else `Yandex` ones (for a Yandex robot), else
+    /// `*`. `None` when no group applies, or the file is over the size limit.
+    fn select<'t>(&self, agent: &'t [u8]) -> Option<(Scope, Option<&'t [u8]>)> {
+        if self.oversize {
+            return None;
+        }
+        let yandex_robot = agent.len() >= 6 && agent[..6].eq_ignore_ascii_case(b"yandex");
+        let named = |token: &[u8]| self.groups.iter().any(|g| Self::names(g, token));
+        if named(agent) {
+            Some((Scope::Named, Some(agent)))
+        } else if yandex_robot && named(b"Yandex") {
+            Some((Scope::Fallback, Some(b"Yandex")))
+        } else if self.groups.iter().any(|g| g.has_star) {
+            Some((Scope::Star, None))
+        } else {
+            None
+        }
+    }
+
+    /// The longest matching rule of the groups `token` names (Allow on equal length).
+    fn best_rule(&self, token: Option<&[u8]>, path: &[u8]) -> Option<&YandexRule> {
         let applies = |g: &YandexGroup| match token {
             Some(token) => Self::names(g, token),
             None => g.has_star,
         };
-        let path = UrlPath::new(url.as_bytes());
-        let path = path.as_bytes();
         let mut best: Option<&YandexRule> = None;
         for rule in self
             .groups
@@ -153,15 +194,7 @@ impl YandexRobots {
                 best = Some(rule);
             }
         }
-        match best {
-            Some(rule) => Answer::decided(
-                rule.kind,
-                rule.line,
-                String::from_utf8_lossy(&rule.pattern).into_owned(),
-                scope,
-            ),
-            None => Answer::no_rule(scope),
-        }
+        best
     }
 }
 

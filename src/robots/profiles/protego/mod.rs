@@ -411,21 +411,45 @@ impl ProtegoRobots {
             Some(s) if s.agent == "*" => Scope::Star,
             Some(_) => Scope::Named,
         };
-        if is_robots_txt(url) {
+        let (Some(set), Some(path)) = (set, Self::request_path(url)) else {
             return Answer::no_rule(scope);
-        }
-        let Some(set) = set else {
-            return Answer::no_rule(Scope::None);
         };
-        let path = quote_path(url);
-        let path = path.as_bytes();
-        for &r in &set.rules {
-            let rule = &self.rules[r as usize];
-            if rule.matches(path) {
-                return Answer::decided(rule.kind, rule.line, rule.pattern.clone(), scope);
-            }
+        match self.first_match(set, &path) {
+            Some(rule) => Answer::decided(rule.kind, rule.line, rule.pattern.clone(), scope),
+            None => Answer::no_rule(scope),
         }
-        Answer::no_rule(scope)
+    }
+
+    /// What `can_fetch` matches the rules against: `url`'s quoted path, or none for a
+    /// `/robots.txt` URL (always allowed). The same for every agent, so a caller asking
+    /// many agents about one URL computes it once.
+    pub fn request_path(url: &str) -> Option<String> {
+        (!is_robots_txt(url)).then(|| quote_path(url).into_owned())
+    }
+
+    /// `can_fetch` for every path of `paths` ([`ProtegoRobots::request_path`]s), the rule
+    /// set chosen once for `agent`.
+    pub fn allowed_paths<'p>(
+        &'p self,
+        agent: &str,
+        paths: &'p [Option<String>],
+    ) -> impl Iterator<Item = bool> + 'p {
+        let set = self.matching_set(agent);
+        paths.iter().map(move |path| match (set, path) {
+            (Some(set), Some(path)) => self
+                .first_match(set, path)
+                .is_none_or(|rule| rule.kind == RuleKind::Allow),
+            _ => true,
+        })
+    }
+
+    /// The first rule of `set` (in protego's order) that matches `path`.
+    fn first_match(&self, set: &RuleSet, path: &str) -> Option<&Rule> {
+        let path = path.as_bytes();
+        set.rules
+            .iter()
+            .map(|&r| &self.rules[r as usize])
+            .find(|rule| rule.matches(path))
     }
 
     /// The crawl-delay in seconds protego applies to `agent` (`Protego.crawl_delay`): the last
