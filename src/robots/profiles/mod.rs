@@ -30,7 +30,8 @@ mod robots_parser;
 mod urllib;
 mod yandex;
 
-use std::cell::OnceCell;
+use std::cell::{OnceCell, RefCell};
+use std::collections::HashMap;
 
 pub use common::Answer;
 
@@ -175,6 +176,17 @@ pub struct Interpretations<'d, 'a> {
     probe_urls: OnceCell<Vec<String>>,
     /// The probe URLs as each family compares them, built on its first probe.
     paths: FamilyPaths,
+    /// Probe classes already computed, by profile and selection: agents a family
+    /// answers from the same group (or entry, rule set) share them.
+    classes: RefCell<HashMap<(Profile, Selection), (Answer, ProbeClass)>>,
+}
+
+/// What a family's answers for an agent depend on besides the path (the group, entry or
+/// rule set chosen for it, by address or index): equal selections, equal answers.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum Selection {
+    One(usize),
+    Several(Vec<usize>),
 }
 
 /// The probe URLs as each family with a path of its own compares them with the rules
@@ -206,6 +218,7 @@ impl<'d, 'a> Interpretations<'d, 'a> {
             google_probes: OnceCell::new(),
             probe_urls: OnceCell::new(),
             paths: FamilyPaths::default(),
+            classes: RefCell::new(HashMap::new()),
         }
     }
 
@@ -320,6 +333,47 @@ impl<'d, 'a> Interpretations<'d, 'a> {
     /// same probes as `agents.probe_class` (`/`, each rule path of the file, the dummy
     /// path), with the answer at `/`.
     pub fn probe_class(&self, profile: Profile, agent: &str) -> (Answer, ProbeClass) {
+        let Some(selection) = self.selection(profile, agent) else {
+            return self.probe_class_of(profile, agent);
+        };
+        let key = (profile, selection);
+        if let Some(known) = self.classes.borrow().get(&key) {
+            return known.clone();
+        }
+        let class = self.probe_class_of(profile, agent);
+        self.classes.borrow_mut().insert(key, class.clone());
+        class
+    }
+
+    /// What `profile`'s answers for `agent` depend on besides the URL; `None` for the
+    /// families whose answers also depend on the agent's name itself (the Google-model
+    /// families' special crawlers), which are not shared.
+    fn selection(&self, profile: Profile, agent: &str) -> Option<Selection> {
+        Some(match profile {
+            Profile::Rfc9309 => {
+                let named = self.google.names_agent(agent.as_bytes());
+                let groups = self.google.groups_for(agent.as_bytes(), named);
+                Selection::Several(
+                    std::iter::once(usize::from(named))
+                        .chain(groups.map(|g| std::ptr::from_ref(g) as usize))
+                        .collect(),
+                )
+            }
+            Profile::Yandex => Selection::Several(self.yandex().selection_id(agent)),
+            Profile::Urllib => Selection::One(self.urllib().selection_id(agent)),
+            Profile::Ccbot => Selection::One(self.ccbot().selection_id(agent)),
+            Profile::Protego => Selection::One(self.protego().selection_id(agent)),
+            Profile::RobotsParser => Selection::One(self.robots_parser().selection_id(agent)),
+            Profile::Google
+            | Profile::GoogleProduction
+            | Profile::Bing
+            | Profile::Applebot
+            | Profile::Baidu => return None,
+        })
+    }
+
+    /// [`Interpretations::probe_class`], computed.
+    fn probe_class_of(&self, profile: Profile, agent: &str) -> (Answer, ProbeClass) {
         let root = self.answer(profile, agent, "http://h/");
         if profile == Profile::Google {
             // robots.cc's own probing, with its shortcuts and shared probe paths.
@@ -610,6 +664,50 @@ mod tests {
         assert!(!reads.answer(Profile::Google, "GPTBot", url).allowed);
         assert!(reads.answer(Profile::Yandex, "GPTBot", url).allowed);
         assert!(reads.answer(Profile::Urllib, "GPTBot", url).allowed);
+    }
+
+    #[test]
+    fn agents_sharing_a_selection_share_probe_classes_and_no_other() {
+        // Stacked agents, the `*` group, a Yandex fallback, a `*` line inside a named
+        // group, agents named only by substring: each (profile, agent) class asked after
+        // many others on one document must equal the class asked first on a fresh one.
+        let bodies: [&[u8]; 4] = [
+            b"User-agent: GPTBot\nUser-agent: CCBot\nDisallow: /\n\nUser-agent: *\nDisallow: /private\nAllow: /private/ok\n",
+            b"User-agent: Yandex\nDisallow: /y\n\nUser-agent: *\nUser-agent: bot\nDisallow: /\nAllow: /open\n",
+            b"User-agent: *\nDisallow: /a\n\nUser-agent: Googlebot\nAllow: /\nDisallow: /a/b\n",
+            b"User-agent: bingbot\nCrawl-delay: 5\nDisallow: /%7Ex\n\nUser-agent: *\nDisallow:\n",
+        ];
+        let agents = [
+            "GPTBot",
+            "CCBot",
+            "ClaudeBot",
+            "YandexBot",
+            "YandexImages",
+            "Googlebot",
+            "Googlebot-Image",
+            "bingbot",
+            "bot",
+            "Bytespider",
+            "*",
+        ];
+        for body in bodies {
+            let doc = RobotsTxt::parse(body);
+            let shared = Interpretations::new(body, &doc);
+            for profile in Profile::ALL {
+                for agent in agents {
+                    let fresh = Interpretations::new(body, &doc).probe_class(profile, agent);
+                    assert_eq!(
+                        shared.probe_class(profile, agent),
+                        fresh,
+                        "{profile:?} {agent} on {:?}",
+                        String::from_utf8_lossy(body)
+                    );
+                }
+            }
+            // Some answers were shared: fewer classes kept than questions asked.
+            let kept = shared.classes.borrow().len();
+            assert!(kept < 6 * agents.len(), "{kept} classes kept");
+        }
     }
 
     #[test]

@@ -484,6 +484,14 @@ impl RobotsParserRobots {
         }
     }
 
+    /// Which entry answers `agent` (its address; 0: none): agents with the same one get
+    /// the same answers.
+    pub fn selection_id(&self, agent: &str) -> usize {
+        self.entry_for(agent)
+            .0
+            .map_or(0, |entry| std::ptr::from_ref(entry) as usize)
+    }
+
     /// May `agent` fetch `url`? `isAllowed(url, agent)` with the robots.txt URL taken to
     /// be `url`'s own origin's; `line` is `getMatchingLineNumber` (its -1 is 0 here).
     pub fn answer(&self, agent: &str, url: &str) -> Answer {

@@ -182,6 +182,13 @@ impl UrllibRobots {
             .or_else(|| self.default_entry.as_ref().map(|e| (e, Scope::Star)))
     }
 
+    /// Which entry answers `agent` (its address; 0: none): agents with the same one get
+    /// the same answers.
+    pub fn selection_id(&self, agent: &str) -> usize {
+        self.entry_for(agent)
+            .map_or(0, |(entry, _)| std::ptr::from_ref(entry) as usize)
+    }
+
     /// `can_fetch(agent, url)`.
     pub fn answer(&self, agent: &str, url: &str) -> Answer {
         let path = Self::request_path(url);

@@ -148,6 +148,21 @@ impl YandexRobots {
         })
     }
 
+    /// Which groups answer `agent`, with the scope: agents with the same selection get the
+    /// same answers.
+    pub fn selection_id(&self, agent: &str) -> Vec<usize> {
+        let Some((scope, token)) = self.select(agent.as_bytes()) else {
+            return Vec::new();
+        };
+        let groups = self.groups.iter().enumerate().filter(|(_, g)| match token {
+            Some(token) => Self::names(g, token),
+            None => g.has_star,
+        });
+        std::iter::once(scope as usize + 1)
+            .chain(groups.map(|(i, _)| i))
+            .collect()
+    }
+
     /// The groups `agent` reads, as the scope and the token naming them (`None`: the `*`
     /// groups): those naming the robot, else `Yandex` ones (for a Yandex robot), else
     /// `*`. `None` when no group applies, or the file is over the size limit.

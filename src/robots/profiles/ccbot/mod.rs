@@ -313,6 +313,12 @@ impl CcbotRobots {
         found.unwrap_or(&self.fallback)
     }
 
+    /// Which rules answer `agent` (the address of their selection): agents with the same
+    /// one get the same answers.
+    pub fn selection_id(&self, agent: &str) -> usize {
+        std::ptr::from_ref(self.selection(agent)) as usize
+    }
+
     /// May `agent` fetch `url`? (`SimpleRobotRules.isAllowed(String)` on the rules selected for
     /// `agent`.)
     pub fn answer(&self, agent: &str, url: &str) -> Answer {

@@ -403,6 +403,13 @@ impl ProtegoRobots {
         }
     }
 
+    /// Which rule set answers `agent` (its address; 0: none): agents with the same one get
+    /// the same answers.
+    pub fn selection_id(&self, agent: &str) -> usize {
+        self.matching_set(agent)
+            .map_or(0, |set| std::ptr::from_ref(set) as usize)
+    }
+
     /// May `agent` fetch `url`? (`Protego.can_fetch(url, agent)`.)
     pub fn answer(&self, agent: &str, url: &str) -> Answer {
         let set = self.matching_set(agent);
