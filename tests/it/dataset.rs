@@ -6,17 +6,8 @@ use std::process::Output;
 
 use crate::support::{
     bin, gz_record, http_block, input_reports, parts, read_table, scratch, strings, table_rows,
+    TABLES,
 };
-
-const TABLES: [&str; 7] = [
-    "documents",
-    "groups",
-    "rules",
-    "sitemaps",
-    "errors",
-    "verdicts",
-    "agents",
-];
 
 fn run(inputs: &[PathBuf], out: &Path, extra: &[&str]) -> Output {
     bin()

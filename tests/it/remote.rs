@@ -15,21 +15,11 @@ use std::process::{Child, Command, Output, Stdio};
 use std::time::Duration;
 
 use crate::support::{
-    bin, ids, input_reports, ints, python, read_table, repo, scratch, shared, strings,
+    bin, ids, input_reports, ints, python, read_table, repo, scratch, shared, strings, TABLES,
 };
 
 /// Servers end by themselves after this many seconds, whatever the test does.
 const SERVER_TIME_LIMIT: &str = "300";
-
-const TABLES: [&str; 7] = [
-    "documents",
-    "groups",
-    "rules",
-    "sitemaps",
-    "errors",
-    "verdicts",
-    "agents",
-];
 
 fn user_agent() -> String {
     format!("robots-census/{}", env!("CARGO_PKG_VERSION"))

@@ -11,7 +11,7 @@ use crate::remote::{
     assert_same_rows, census, clean_files, fault_server, local_run, moto_server, path_arg,
     sample_files, serve_tree, Server, AGENTS,
 };
-use crate::support::{bin, python, read_table, repo, scratch, tree};
+use crate::support::{bin, python, read_table, repo, scratch, tree, TABLES};
 
 /// moto's credentials and endpoint, for robots-census and for the download helper.
 fn s3_env(port: u16) -> Vec<(&'static str, String)> {
@@ -128,16 +128,7 @@ fn s3_output_holds_the_bytes_of_a_local_output() {
         }
         cmd.output().expect("run query")
     };
-    let tables = [
-        "documents",
-        "groups",
-        "rules",
-        "sitemaps",
-        "errors",
-        "verdicts",
-        "agents",
-    ];
-    let counts = tables
+    let counts = TABLES
         .iter()
         .map(|t| format!("(SELECT count(*) FROM {t}) AS {t}"))
         .collect::<Vec<_>>()
@@ -146,7 +137,7 @@ fn s3_output_holds_the_bytes_of_a_local_output() {
     let on_s3 = query(url, &["-e", &counts]);
     assert_eq!(on_s3.status.code(), Some(0), "{}", stderr(&on_s3));
     // The counts, from the local Parquet files read with the parquet crate.
-    let want_counts: Vec<String> = tables
+    let want_counts: Vec<String> = TABLES
         .iter()
         .map(|t| {
             let rows: usize = read_table(&local, t).iter().map(|b| b.num_rows()).sum();
@@ -156,7 +147,7 @@ fn s3_output_holds_the_bytes_of_a_local_output() {
     assert_ne!(want_counts[0], "0", "documents has rows");
     assert_eq!(
         String::from_utf8_lossy(&on_s3.stdout),
-        format!("{}\n{}\n", tables.join(","), want_counts.join(","))
+        format!("{}\n{}\n", TABLES.join(","), want_counts.join(","))
     );
     let file = repo().join("queries/status_distribution.sql");
     let file = path_arg(&file);

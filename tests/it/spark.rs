@@ -12,18 +12,7 @@ use std::process::{Command, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use crate::support::{bin, gz_record, http_block, python, repo, scratch, table_rows, tree};
-
-/// Tables every run writes (all of them by default).
-const TABLES: [&str; 7] = [
-    "documents",
-    "groups",
-    "rules",
-    "sitemaps",
-    "errors",
-    "verdicts",
-    "agents",
-];
+use crate::support::{bin, gz_record, http_block, python, repo, scratch, table_rows, tree, TABLES};
 
 /// Longest a spark-submit may take here (start-up alone is 15-40 s on a busy 2-core VM).
 const SPARK_LIMIT: Duration = Duration::from_secs(480);

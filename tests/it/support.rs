@@ -7,6 +7,18 @@ use std::process::Command;
 use serde_json::Value;
 
 /// The repository root.
+/// The tables every run writes (all of them by default; not `readings`), in the order the
+/// tests name them.
+pub const TABLES: [&str; 7] = [
+    "documents",
+    "groups",
+    "rules",
+    "sitemaps",
+    "errors",
+    "verdicts",
+    "agents",
+];
+
 pub fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
