@@ -400,9 +400,7 @@ impl<'d, 'a> Interpretations<'d, 'a> {
                 let patterns = self
                     .rfc9309
                     .get_or_init(|| google::RfcPatterns::new(self.google));
-                let paths = paths
-                    .rfc9309
-                    .get_or_init(|| urls.iter().map(|u| google::rfc9309_path(u)).collect());
+                let paths = normalised(&paths.rfc9309, urls, google::rfc9309_path);
                 differs(Box::new(google::rfc9309_allowed_paths(
                     self.google,
                     patterns,
@@ -411,42 +409,24 @@ impl<'d, 'a> Interpretations<'d, 'a> {
                 )))
             }
             Profile::Yandex => {
-                let paths = paths.yandex.get_or_init(|| {
-                    urls.iter()
-                        .map(|u| yandex::YandexRobots::request_path(u))
-                        .collect()
-                });
+                let paths = normalised(&paths.yandex, urls, yandex::YandexRobots::request_path);
                 differs(Box::new(self.yandex().allowed_paths(agent, paths)))
             }
             Profile::Urllib => {
-                let paths = paths.urllib.get_or_init(|| {
-                    urls.iter()
-                        .map(|u| urllib::UrllibRobots::request_path(u))
-                        .collect()
-                });
+                let paths = normalised(&paths.urllib, urls, urllib::UrllibRobots::request_path);
                 differs(Box::new(self.urllib().allowed_paths(agent, paths)))
             }
             Profile::Ccbot => {
-                let paths = paths.ccbot.get_or_init(|| {
-                    urls.iter()
-                        .map(|u| ccbot::CcbotRobots::request_path(u))
-                        .collect()
-                });
+                let paths = normalised(&paths.ccbot, urls, ccbot::CcbotRobots::request_path);
                 differs(Box::new(self.ccbot().allowed_paths(agent, paths)))
             }
             Profile::Protego => {
-                let paths = paths.protego.get_or_init(|| {
-                    urls.iter()
-                        .map(|u| protego::ProtegoRobots::request_path(u))
-                        .collect()
-                });
+                let paths = normalised(&paths.protego, urls, protego::ProtegoRobots::request_path);
                 differs(Box::new(self.protego().allowed_paths(agent, paths)))
             }
             Profile::RobotsParser => {
                 let family = self.robots_parser();
-                let paths = paths
-                    .robots_parser
-                    .get_or_init(|| urls.iter().map(|u| family.request_path(u)).collect());
+                let paths = normalised(&paths.robots_parser, urls, |u| family.request_path(u));
                 differs(Box::new(family.allowed_paths(agent, paths)))
             }
             Profile::Google
@@ -465,6 +445,16 @@ impl<'d, 'a> Interpretations<'d, 'a> {
         };
         (root, class)
     }
+}
+
+/// `urls` as one family compares them with its rules (`normalise` applied to each),
+/// computed on the family's first probe of the document.
+fn normalised<'c, T>(
+    cell: &'c OnceCell<Vec<T>>,
+    urls: &[String],
+    normalise: impl Fn(&str) -> T,
+) -> &'c [T] {
+    cell.get_or_init(|| urls.iter().map(|u| normalise(u)).collect())
 }
 
 /// What any family could take for a user-agent name in a body: every word (run of
