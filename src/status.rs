@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use crate::output::catalog::DatasetState;
 use crate::output::dataset::{self, TaskManifest};
 use crate::output::OutTarget;
 
@@ -27,6 +28,9 @@ pub struct Status {
     pub problems: u64,
     pub rows: BTreeMap<String, u64>,
     pub fingerprint: String,
+    /// The state of the run's tables ([`DatasetState::stamp`]) that a derived table
+    /// made now records: what the Spark SQL step writes in `<table>/_state.json`.
+    pub dataset_state: String,
 }
 
 /// Reads the dataset's settings and manifests.
@@ -40,10 +44,12 @@ pub fn dataset_status(out: &OutTarget) -> Result<Status, String> {
         ..Default::default()
     };
     let mut seen = vec![false; meta.tasks];
-    for task in out.manifest_names()? {
-        let Some(manifest) = out.read_manifest(&task) else {
-            continue;
-        };
+    let manifests: Vec<TaskManifest> = out
+        .manifest_names()?
+        .iter()
+        .filter_map(|task| out.read_manifest(task))
+        .collect();
+    for manifest in &manifests {
         if manifest.fingerprint != meta.fingerprint || manifest.index >= meta.tasks {
             continue;
         }
@@ -54,13 +60,14 @@ pub fn dataset_status(out: &OutTarget) -> Result<Status, String> {
         } else {
             status.done += 1;
         }
-        add_totals(&mut status, &manifest);
+        add_totals(&mut status, manifest);
     }
     let missing: Vec<usize> = (0..meta.tasks).filter(|&i| !seen[i]).collect();
     status.missing = missing.len();
     status.missing_tasks = missing.into_iter().take(100).collect();
     status.failed_tasks.sort();
     status.complete = status.done == status.tasks;
+    status.dataset_state = DatasetState::of(&meta, &manifests).stamp();
     Ok(status)
 }
 

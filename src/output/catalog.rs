@@ -6,11 +6,14 @@
 //! - A run table (`documents` ... `readings`) is the parts listed in the manifests of
 //!   finished tasks of this dataset (same fingerprint as `_dataset.json`). A part on
 //!   disk that no manifest lists (a task still running, or killed) is not read.
-//! - A derived table (`sites`, `ranks`, `changes`) records in every file the
-//!   [`DatasetState`] it was made from (Parquet key-value metadata under
-//!   [`STATE_KEY`]): the settings fingerprint and the finished tasks. A derived table
-//!   made before `run --overwrite` or `--resume` changed the run's tables is stale, and
-//!   is refused by name with the command that makes it again.
+//! - A derived table (`sites`, `ranks`, `changes`) records the [`DatasetState`] it was
+//!   made from (the settings fingerprint and the finished tasks) for every file: in the
+//!   file's Parquet key-value metadata under [`STATE_KEY`] (what robots-census writes),
+//!   or in the table directory's [`STATE_FILE`], which lists the files it vouches for
+//!   (what an engine that cannot set a footer's metadata writes: the Spark SQL step of
+//!   `spark/robots_census_spark.py`). A derived table made before `run --overwrite` or
+//!   `--resume` changed the run's tables is stale, and is refused by name with the
+//!   command that makes it again; so is a file neither records.
 
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -22,6 +25,19 @@ use super::{OutTarget, Table};
 
 /// The Parquet key-value metadata key of a derived table's [`DatasetState`].
 pub const STATE_KEY: &str = "robots_census.dataset_state";
+
+/// A derived table directory's record of the state its files were made from:
+/// `{"dataset_state": "<stamp>", "files": ["<path relative to the directory>", ...]}`.
+pub const STATE_FILE: &str = "_state.json";
+
+/// The contents of [`STATE_FILE`].
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct StateFile {
+    /// [`DatasetState::stamp`] of the dataset the files were made from.
+    pub dataset_state: String,
+    /// The files made from it, relative to the table's directory, `/`-separated.
+    pub files: Vec<String>,
+}
 
 /// Why a dataset cannot be read.
 #[derive(Debug, thiserror::Error)]
@@ -46,6 +62,31 @@ pub struct DatasetState {
 }
 
 impl DatasetState {
+    /// The state of the dataset whose settings are `meta`, from the manifests found in
+    /// it: those of this run ([`DatasetState::counts`]) are its finished tasks.
+    pub fn of<'a>(
+        meta: &DatasetMeta,
+        manifests: impl IntoIterator<Item = &'a dataset::TaskManifest>,
+    ) -> DatasetState {
+        let mut done: Vec<&String> = manifests
+            .into_iter()
+            .filter(|m| DatasetState::counts(meta, m))
+            .map(|m| &m.task)
+            .collect();
+        done.sort();
+        DatasetState {
+            fingerprint: meta.fingerprint.clone(),
+            tasks: done.len(),
+            tasks_digest: dataset::Settings::digest_of(done.into_iter()),
+        }
+    }
+
+    /// Whether `manifest` is a finished task of the run `meta` describes (a manifest of
+    /// an earlier run or format is left over, not part of the dataset).
+    pub fn counts(meta: &DatasetMeta, manifest: &dataset::TaskManifest) -> bool {
+        manifest.fingerprint == meta.fingerprint && manifest.format_version == FORMAT_VERSION
+    }
+
     /// The value stored under [`STATE_KEY`]: `<fingerprint>/<tasks>/<digest>`.
     pub fn stamp(&self) -> String {
         format!("{}/{}/{}", self.fingerprint, self.tasks, self.tasks_digest)
@@ -99,14 +140,9 @@ impl Catalog {
         let manifests: Vec<dataset::TaskManifest> = names
             .iter()
             .filter_map(|task| out.read_manifest(task))
-            .filter(|m| m.fingerprint == meta.fingerprint && m.format_version == FORMAT_VERSION)
+            .filter(|m| DatasetState::counts(&meta, m))
             .collect();
-        let done: Vec<String> = manifests.iter().map(|m| m.task.clone()).collect();
-        let state = DatasetState {
-            fingerprint: meta.fingerprint.clone(),
-            tasks: done.len(),
-            tasks_digest: dataset::Settings::digest_of(done.iter()),
-        };
+        let state = DatasetState::of(&meta, &manifests);
         let written: Vec<&str> = meta
             .settings
             .0
@@ -221,8 +257,24 @@ fn derived(
         )));
     }
     let stamp = state.stamp();
+    let table_dir = dir.join(table.name());
+    let vouched = state_file(&table_dir).map_err(unreadable)?;
+    let listed: std::collections::HashSet<&str> = vouched
+        .iter()
+        .flat_map(|v| v.files.iter().map(String::as_str))
+        .collect();
     for file in &files {
-        let made_from = file_state(file).map_err(unreadable)?;
+        let is_listed = file.strip_prefix(&table_dir).is_ok_and(|rel| {
+            listed.contains(
+                rel.to_string_lossy()
+                    .replace(std::path::MAIN_SEPARATOR, "/")
+                    .as_str(),
+            )
+        });
+        let made_from = match &vouched {
+            Some(v) if is_listed => Some(v.dataset_state.clone()),
+            _ => file_state(file).map_err(unreadable)?,
+        };
         if made_from.as_deref() != Some(stamp.as_str()) {
             let from = made_from.map_or_else(
                 || "an older robots-census that did not record it".to_owned(),
@@ -236,6 +288,18 @@ fn derived(
         }
     }
     Ok(Entry::Present(files))
+}
+
+/// The [`STATE_FILE`] of a derived table's directory, if there is one.
+fn state_file(table_dir: &Path) -> Result<Option<StateFile>, String> {
+    let path = table_dir.join(STATE_FILE);
+    match std::fs::read(&path) {
+        Ok(bytes) => serde_json::from_slice(&bytes)
+            .map(Some)
+            .map_err(|e| format!("{}: {e}", path.display())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(format!("{}: {e}", path.display())),
+    }
 }
 
 /// The [`STATE_KEY`] value of a Parquet file's footer, if any.

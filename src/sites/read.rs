@@ -81,14 +81,25 @@ impl<'a> Columns<'a> {
             .ok_or_else(|| self.wrong(name))
     }
 
-    /// A `doc_id` column: 16-byte ids.
+    /// A `doc_id` column: 16-byte ids, as robots-census writes them (a Parquet UUID,
+    /// fixed-size binary) or as Spark does (binary: the Spark SQL sites step), every
+    /// value 16 bytes long.
     pub(crate) fn ids(&self, name: &str) -> Result<Ids<'a>, ReadError> {
-        let array = self
-            .get(name)?
-            .as_fixed_size_binary_opt()
-            .filter(|a| a.value_length() == 16)
+        let column = self.get(name)?;
+        if let Some(fixed) = column.as_fixed_size_binary_opt() {
+            return match fixed.value_length() {
+                16 => Ok(Ids::Fixed(fixed)),
+                _ => Err(self.wrong(name)),
+            };
+        }
+        let binary = column
+            .as_binary_opt::<i32>()
             .ok_or_else(|| self.wrong(name))?;
-        Ok(Ids(array))
+        let all_16 = (0..binary.len()).all(|i| binary.is_null(i) || binary.value(i).len() == 16);
+        if !all_16 {
+            return Err(self.wrong(name));
+        }
+        Ok(Ids::Binary(binary))
     }
 
     pub(crate) fn i32(&self, name: &str) -> Result<&'a arrow_array::Int32Array, ReadError> {
@@ -113,17 +124,29 @@ impl<'a> Columns<'a> {
     }
 }
 
-/// A `doc_id` column read as [`DocId`]s.
-pub(crate) struct Ids<'a>(&'a arrow_array::FixedSizeBinaryArray);
+/// A `doc_id` column read as [`DocId`]s (every value checked to be 16 bytes long).
+pub(crate) enum Ids<'a> {
+    Fixed(&'a arrow_array::FixedSizeBinaryArray),
+    Binary(&'a arrow_array::BinaryArray),
+}
 
 impl Ids<'_> {
     pub(crate) fn is_valid(&self, i: usize) -> bool {
-        self.0.is_valid(i)
+        match self {
+            Ids::Fixed(a) => a.is_valid(i),
+            Ids::Binary(a) => a.is_valid(i),
+        }
     }
 
     pub(crate) fn value(&self, i: usize) -> DocId {
+        let bytes = match self {
+            Ids::Fixed(a) => a.value(i),
+            Ids::Binary(a) => a.value(i),
+        };
+        // 16 bytes (checked by `Columns::ids`) but for a null slot's empty value.
         let mut id = [0u8; 16];
-        id.copy_from_slice(self.0.value(i));
+        let n = bytes.len().min(16);
+        id[..n].copy_from_slice(&bytes[..n]);
         id
     }
 }
