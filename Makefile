@@ -106,18 +106,29 @@ java:
 
 # The Spark job (spark/robots_census_spark.py) in local mode over the bundled samples,
 # the binary shipped with --files as on a cluster: a complete dataset with _SUCCESS in
-# $(SPARK_OUT). Rerunning it skips the tasks already committed.
+# $(SPARK_OUT), then the sites step as Spark SQL (--step sites: queries/steps/sites.sql),
+# whose rows are compared with the binary's step on a copy of the dataset. Rerunning it
+# skips the tasks already committed.
 SPARK_OUT    ?= spark-out
 SPARK_MASTER ?= local[2,3]
-spark-demo: build venv java
-	PATH="$(abspath $(VENV))/bin:$$PATH" PYSPARK_PYTHON=$(abspath $(PYTHON)) \
+SPARK_SUBMIT  = PATH="$(abspath $(VENV))/bin:$$PATH" PYSPARK_PYTHON=$(abspath $(PYTHON)) \
 	PYSPARK_DRIVER_PYTHON=$(abspath $(PYTHON)) SPARK_LOCAL_IP=127.0.0.1 \
 	$(VENV)/bin/spark-submit --master '$(SPARK_MASTER)' --conf spark.ui.enabled=false \
 	  --conf spark.driver.bindAddress=127.0.0.1 --conf spark.driver.host=127.0.0.1 \
-	  --conf spark.log.level=WARN --files $(BIN) spark/robots_census_spark.py \
+	  --conf spark.log.level=WARN --files $(BIN) spark/robots_census_spark.py
+SITES_ROWS    = -e 'SELECT * FROM sites ORDER BY crawl, site, agent' --format csv
+spark-demo: build venv java
+	$(SPARK_SUBMIT) \
 	  data-samples/cc-robotstxt-sample.warc.gz data-samples/IAH-urls-wget.warc.gz data-samples/robots-dump.csv.gz \
 	  --urls data-samples/urls.txt --urls-per-host 5 --out $(SPARK_OUT) --quiet
 	$(BIN) status $(SPARK_OUT)
+	$(SPARK_SUBMIT) --step sites $(SPARK_OUT)
+	rm -rf $(SPARK_OUT).binary && cp -r $(SPARK_OUT) $(SPARK_OUT).binary
+	$(BIN) sites $(SPARK_OUT).binary --quiet
+	$(BIN) query $(SPARK_OUT) $(SITES_ROWS) > $(SPARK_OUT)/sites-spark.csv
+	$(BIN) query $(SPARK_OUT).binary $(SITES_ROWS) > $(SPARK_OUT)/sites-binary.csv
+	cmp $(SPARK_OUT)/sites-spark.csv $(SPARK_OUT)/sites-binary.csv
+	@echo "the sites table Spark SQL wrote equals the binary's: $$(($$(wc -l < $(SPARK_OUT)/sites-spark.csv) - 1)) rows"
 
 # SCALING.md's local check: 200 Common Crawl-sized inputs (built once into scale-out/ from
 # ../shared), one process vs 4 shards one after another and all at once, outputs compared.

@@ -2,6 +2,9 @@
 
     spark-submit [--files target/release/robots-census] spark/robots_census_spark.py \\
         [--binary PATH] RUN_ARGS...
+    spark-submit ... spark/robots_census_spark.py --step sites [--binary PATH] OUT [OPTIONS]
+
+(`--step sites` runs the sites step as Spark SQL: see spark/robots_census_sql.py.)
 
 RUN_ARGS are the arguments of `robots-census run` exactly as on one machine: inputs,
 `--inputs-from LIST`, `--out OUT`, `--tables`, `--inputs-per-task K`, ... Inputs, the list
@@ -74,19 +77,25 @@ class TaskFailed(RuntimeError):
 
 
 def parse_job_args(argv):
-    """Splits the job's own options (first) from the arguments of `run` (the rest)."""
-    binary = None
+    """Splits the job's own options (first) from the arguments of `run` or of the step
+    (the rest): (binary, step or None, args)."""
+    binary = step = None
     args = list(argv)
-    while args and args[0] in ("--binary", "--help", "-h"):
+    while args and args[0] in ("--binary", "--step", "--help", "-h"):
         if args[0] in ("--help", "-h"):
             print(__doc__)
             sys.exit(0)
         if len(args) < 2:
-            raise SystemExit("robots_census_spark: --binary needs a value")
-        binary = args[1]
+            raise SystemExit(f"robots_census_spark: {args[0]} needs a value")
+        if args[0] == "--binary":
+            binary = args[1]
+        else:
+            step = args[1]
         args = args[2:]
     if args and args[0] == "--":
         args = args[1:]
+    if step is not None:
+        return binary, step, args
     for arg in args:
         flag = arg.split("=", 1)[0]
         if flag in MANAGED_FLAGS:
@@ -94,7 +103,7 @@ def parse_job_args(argv):
                 f"robots_census_spark: {flag} is set by the job for each task; leave it out"
                 + (" (delete the old dataset first, or use a new --out)" if flag == "--overwrite" else "")
             )
-    return binary, args
+    return binary, None, args
 
 
 def task_args(run_args, task_cpus):
@@ -281,7 +290,25 @@ def status(binary, out):
 def main(argv):
     from pyspark import AccumulatorParam, SparkContext
 
-    explicit_binary, run_args = parse_job_args(argv)
+    explicit_binary, step, run_args = parse_job_args(argv)
+    if step is not None:
+        # The study steps run SQL on the driver's session (spark/robots_census_sql.py,
+        # beside this file; ship it with --py-files in cluster deploy mode).
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import robots_census_sql
+        from pyspark.sql import SparkSession
+
+        spark = (SparkSession.builder.appName(f"robots-census {step}")
+                 .config("spark.sql.session.timeZone", "UTC").getOrCreate())
+        try:
+            # After the session: a binary shipped with --files is found through it.
+            binary = find_binary(explicit_binary)
+            return robots_census_sql.main_step(spark, binary, step, run_args)
+        except FileNotFoundError as e:
+            print(f"robots_census_spark: {e}", file=sys.stderr)
+            return USAGE
+        finally:
+            spark.stop()
 
     class ListParam(AccumulatorParam):
         def zero(self, value):

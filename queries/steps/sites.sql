@@ -19,7 +19,9 @@
 --                    with_ranks BOOLEAN        --ranks given (the ranks table is the
 --                                              one the runner just wrote)
 --
--- Not yet the step itself: `robots-census sites` still runs src/sites/. Run it in DuckDB or
+-- The step on Spark SQL: `spark/robots_census_spark.py --step sites OUT` runs this file
+-- (spark/robots_census_sql.py makes the views and writes the table). `robots-census sites`
+-- still runs src/sites/. Run it by hand in DuckDB or
 -- Spark SQL after a `CREATE OR REPLACE VIEW sites_options AS SELECT 'host' AS site_key,
 -- 'rfc9309' AS status_semantics, CAST(NULL AS STRING) AS agents, false AS with_ranks`
 -- (and, in Spark, queries/preamble/spark.sql). tests/it/sites.rs

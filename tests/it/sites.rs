@@ -620,7 +620,7 @@ fn agent_classes_agree_with_robots_cc_on_the_corpus() {
 }
 
 /// `robots-census query OUT FILE --format json`: its rows, one JSON object a line.
-fn query_rows(out: &Path, args: &[&str]) -> Vec<Value> {
+pub(crate) fn query_rows(out: &Path, args: &[&str]) -> Vec<Value> {
     let output = bin()
         .arg("query")
         .arg(out)

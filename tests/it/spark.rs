@@ -437,3 +437,150 @@ fn spark_job_fails_at_once_when_a_task_exits_2() {
     );
     assert!(!out.join("_SUCCESS").exists());
 }
+
+/// `changes --json` from `from` to `to`: its summary, and the rows of the changes table
+/// it wrote (the embedded engine reading them back).
+fn changes_of(out: &Path, from: &str, to: &str) -> (serde_json::Value, Vec<serde_json::Value>) {
+    let output = bin()
+        .args(["changes", "--json", "--from", from, "--to", to])
+        .arg(out)
+        .output()
+        .expect("run robots-census changes");
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "changes: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let summary = serde_json::from_slice(&output.stdout).expect("changes summary JSON");
+    let rows = crate::sites::query_rows(
+        out,
+        &["-e", "SELECT * FROM changes ORDER BY from_crawl, to_crawl, site, change, agent, directive, value, before, after"],
+    );
+    (summary, rows)
+}
+
+/// `spark/robots_census_spark.py --step sites` runs queries/steps/sites.sql on Spark SQL
+/// (local mode) and writes a sites table with the rows of the binary's step, which the
+/// binary's readers take as its own: `query` reads the same rows, `changes` gives the
+/// same summary and rows. The table's `_state.json` vouches for Spark's files (a file
+/// it does not list makes the table stale), and a bad --agents token is one line and
+/// exit 2 with the old table left in place.
+#[test]
+#[cfg_attr(
+    not(feature = "external-tests"),
+    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+)]
+fn spark_sites_step_writes_the_binarys_rows() {
+    let _one = SPARK.lock().unwrap_or_else(|e| e.into_inner());
+    let out = crate::sites::census("spark-sites");
+    let dir = out.parent().expect("out has a parent").to_owned();
+    let options = [
+        "--site-key",
+        "host-nowww",
+        "--status-semantics",
+        "ccbot",
+        "--agents",
+        "CCBot,GPTBot,Googlebot",
+    ];
+    let all_rows = ["-e", "SELECT * FROM sites ORDER BY crawl, site, agent"];
+    let (from, to) = ("CC-MAIN-2023-50", "CC-MAIN-2024-10");
+
+    let mut binary_args = vec!["-q"];
+    binary_args.extend(options);
+    crate::sites::sites_ok(&out, &binary_args);
+    let want = crate::sites::query_rows(&out, &all_rows);
+    let want_changes = changes_of(&out, from, to);
+    assert!(
+        want.len() > 100,
+        "the binary's step wrote {} rows",
+        want.len()
+    );
+
+    let shipped = PathBuf::from(env!("CARGO_BIN_EXE_robots-census"));
+    let mut args: Vec<String> = vec!["--step".into(), "sites".into(), out.display().to_string()];
+    args.extend(options.iter().map(|o| o.to_string()));
+    let job = spark_submit(&dir, &shipped, &args);
+    assert_eq!(
+        job.code,
+        Some(0),
+        "spark-submit --step sites failed:\n{}{}",
+        tail(&job.stdout, 3000),
+        tail(&job.stderr, 6000)
+    );
+    let summary: serde_json::Value =
+        serde_json::from_str(job.stdout.lines().last().expect("a summary line"))
+            .expect("summary JSON");
+    assert_eq!(summary["rows"], want.len(), "{summary}");
+
+    // Spark's files, vouched for by _state.json (no footer stamp: Spark cannot write one).
+    let state: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(out.join("sites/_state.json")).expect("sites/_state.json"),
+    )
+    .expect("_state.json");
+    let listed: Vec<&str> = state["files"]
+        .as_array()
+        .expect("files")
+        .iter()
+        .map(|f| f.as_str().expect("a file name"))
+        .collect();
+    let on_disk: Vec<String> = crate::support::tree(&out.join("sites"))
+        .into_keys()
+        .filter(|k| k.ends_with(".parquet"))
+        .collect();
+    assert!(!listed.is_empty(), "{state}");
+    assert_eq!(
+        listed, on_disk,
+        "_state.json lists every part, and only those"
+    );
+    assert!(
+        !out.join("changes").exists(),
+        "the old changes table is removed"
+    );
+
+    let have = crate::sites::query_rows(&out, &all_rows);
+    assert_eq!(have.len(), want.len(), "rows");
+    for (i, (h, w)) in have.iter().zip(&want).enumerate() {
+        assert_eq!(h, w, "row {i}");
+    }
+    assert_eq!(
+        changes_of(&out, from, to),
+        want_changes,
+        "changes over Spark's table"
+    );
+
+    // A bad token: one line naming it, exit 2, the table untouched.
+    let before = crate::support::tree(&out.join("sites"));
+    let mut bad = args.clone();
+    bad.truncate(args.len() - 1);
+    bad.push("CCBot,NoSuchBot".into());
+    let job = spark_submit(&dir, &shipped, &bad);
+    let said = format!("{}{}", job.stdout, job.stderr);
+    assert_eq!(job.code, Some(2), "{}", tail(&said, 4000));
+    assert!(
+        said.contains("--agents: \"NoSuchBot\" is not in the agents table of crawl"),
+        "{}",
+        tail(&said, 4000)
+    );
+    assert_eq!(
+        crate::support::tree(&out.join("sites")),
+        before,
+        "sites untouched"
+    );
+
+    // A part file nobody vouches for makes the table stale, by name.
+    std::fs::copy(
+        out.join("sites").join(listed[0]),
+        out.join("sites/stray.parquet"),
+    )
+    .expect("copy a part");
+    let stale = bin()
+        .arg("query")
+        .arg(&out)
+        .args(["-e", "SELECT count(*) FROM sites"])
+        .output()
+        .expect("run query");
+    let message = String::from_utf8_lossy(&stale.stderr);
+    assert_eq!(stale.status.code(), Some(2), "{message}");
+    assert!(message.contains("stray.parquet"), "{message}");
+}

@@ -9,8 +9,11 @@ files:
 
 - a run table (documents, groups, rules, sitemaps, errors, verdicts, agents, readings):
   the `files` entries (paths relative to OUT) of every OUT/_manifests/*.json whose
-  `fingerprint` equals OUT/_dataset.json's, i.e. the files of the dataset's current run;
-- a derived table (sites, ranks, changes): every *.parquet under OUT/<table>/.
+  `fingerprint` and `format_version` equal OUT/_dataset.json's, i.e. the files of the
+  dataset's current run;
+- a derived table (sites, ranks, changes): every *.parquet under OUT/<table>/, when each
+  was made from the dataset's current state (its footer, or the table's _state.json,
+  says so).
 
 A table with no files is not registered (a query naming it fails). Each table is an
 external Parquet table of the session's catalog over a temporary directory of links to
@@ -47,18 +50,24 @@ import sys
 import tempfile
 import uuid
 
-import pyarrow as pa
 import pyarrow.parquet as pq
 
 # Tables written after the run (`robots-census sites`, `changes`), which no manifest
 # lists; every other table is a run table, listed by the manifests.
 DERIVED_TABLES = ["sites", "ranks", "changes"]
 
+# The dataset tables as the Spark step reads them, and the SQL splitting it uses: one
+# definition, in spark/robots_census_sql.py.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "spark"))
+from robots_census_sql import (  # noqa: E402
+    STATE_FILE, finished_manifests, run_table_files, spark_schema, split_statements)
+
 
 # ------------------------------------------------------------------ dataset tables
 
-# The Parquet metadata key under which a derived table records the state of the run's
-# tables it was made from (src/output/catalog.rs, STATE_KEY).
+# The Parquet metadata key under which robots-census records, in each file of a derived
+# table, the state of the run's tables it was made from (src/output/catalog.rs,
+# STATE_KEY); a table the Spark step wrote records it in <table>/_state.json instead.
 STATE_KEY = b"robots_census.dataset_state"
 
 
@@ -67,51 +76,37 @@ def table_files(out):
     as src/output/catalog.rs finds them: run tables from the manifests of finished tasks,
     derived tables only when made from the dataset's current state (else not registered,
     and stderr says why)."""
-    files = {}
+    files = run_table_files(out)
     with open(os.path.join(out, "_dataset.json"), encoding="utf-8") as f:
         fingerprint = json.load(f)["fingerprint"]
-    done = []
-    for manifest in sorted(glob.glob(os.path.join(out, "_manifests", "*.json"))):
-        with open(manifest, encoding="utf-8") as f:
-            m = json.load(f)
-        if m.get("fingerprint") != fingerprint:
-            continue                  # a task of an earlier run, not of this dataset
-        done.append(m["task"])
-        for entry in m.get("files", []):
-            files.setdefault(entry["table"], set()).add(os.path.join(out, entry["path"]))
     # The dataset state: fingerprint / finished tasks / the first 4 bytes of SHA-1 over
-    # their names, each followed by a newline (DatasetState::stamp).
+    # their names, each followed by a newline (DatasetState::stamp), computed here
+    # independently of the binary.
+    done = sorted(m["task"] for m in finished_manifests(out))
     digest = hashlib.sha1("".join(t + "\n" for t in done).encode()).hexdigest()[:8]
-    state = f"{fingerprint}/{len(done)}/{digest}".encode()
+    state = f"{fingerprint}/{len(done)}/{digest}"
     for table in DERIVED_TABLES:
-        found = glob.glob(os.path.join(out, table, "**", "*.parquet"), recursive=True)
-        stale = [f for f in found
-                 if (pq.read_metadata(f).metadata or {}).get(STATE_KEY) != state]
+        directory = os.path.join(out, table)
+        found = glob.glob(os.path.join(directory, "**", "*.parquet"), recursive=True)
+        vouched = {}
+        if os.path.exists(os.path.join(directory, STATE_FILE)):
+            with open(os.path.join(directory, STATE_FILE), encoding="utf-8") as f:
+                record = json.load(f)
+            vouched = {os.path.join(directory, p): record["dataset_state"] for p in record["files"]}
+
+        def made_from(path):
+            if path in vouched:
+                return vouched[path]
+            stamp = (pq.read_metadata(path).metadata or {}).get(STATE_KEY)
+            return stamp.decode() if stamp is not None else None
+
+        stale = [f for f in found if made_from(f) != state]
         if stale:
             print(f"run_queries_spark: {stale[0]} was made from another state of {out}: "
                   f"table {table} not registered", file=sys.stderr)
         elif found:
-            files[table] = set(found)
-    return {t: sorted(fs) for t, fs in files.items() if fs}
-
-
-def spark_schema(files):
-    """The Spark schema of a table's files, from their Parquet footers (read by pyarrow),
-    with UUID (and any fixed-size binary) columns as BINARY, every field nullable."""
-    from pyspark.sql.pandas.types import from_arrow_type
-    from pyspark.sql.types import BinaryType, StructField, StructType
-
-    schema = pa.unify_schemas([pq.read_schema(f) for f in files])
-    fields = []
-    for field in schema:
-        typ = field.type
-        if isinstance(typ, pa.BaseExtensionType):
-            typ = typ.storage_type        # arrow.uuid -> fixed_size_binary(16)
-        if pa.types.is_fixed_size_binary(typ):
-            fields.append(StructField(field.name, BinaryType(), True))
-        else:
-            fields.append(StructField(field.name, from_arrow_type(typ), True))
-    return StructType(fields)
+            files[table] = sorted(found)
+    return files
 
 
 def register_tables(spark, out, link_root):
@@ -163,45 +158,6 @@ def register_function_aliases(spark):
         builder = registry.lookupFunctionBuilder(source).get()
         registry.registerFunction(
             ident(alias, jvm.scala.Some("session"), jvm.scala.Some("system")), info, builder)
-
-
-# ------------------------------------------------------------------ SQL text
-
-def split_statements(sql):
-    """Split on ';' outside '...' strings, "..." / `...` identifiers and -- / /* */
-    comments. Returns the non-empty statements (comment-only pieces dropped)."""
-    out, cur, i, n = [], [], 0, len(sql)
-    has_code = False
-    while i < n:
-        c = sql[i]
-        if c == "-" and sql.startswith("--", i):
-            j = sql.find("\n", i)
-            j = n if j < 0 else j
-            cur.append(sql[i:j]); i = j; continue
-        if c == "/" and sql.startswith("/*", i):
-            j = sql.find("*/", i + 2)
-            j = n if j < 0 else j + 2
-            cur.append(sql[i:j]); i = j; continue
-        if c in ("'", '"', "`"):
-            j = i + 1
-            while j < n:
-                if sql[j] == c:
-                    if j + 1 < n and sql[j + 1] == c:   # doubled quote
-                        j += 2; continue
-                    break
-                j += 1
-            cur.append(sql[i:j + 1]); i = j + 1; has_code = True; continue
-        if c == ";":
-            if has_code:
-                out.append("".join(cur).strip())
-            cur, has_code = [], False
-            i += 1; continue
-        if not c.isspace():
-            has_code = True
-        cur.append(c); i += 1
-    if has_code:
-        out.append("".join(cur).strip())
-    return out
 
 
 # ------------------------------------------------------------------ results as JSON
