@@ -5,12 +5,13 @@ run tables, and writes the `sites` table.
     spark-submit [--files target/release/robots-census] spark/robots_census_spark.py \\
         --step sites [--binary PATH] OUT [--site-key host|host-nowww|registrable-domain] \\
         [--status-semantics rfc9309|google|ccbot|yandex|urllib|robots-parser] \\
-        [--agents LIST] [--queries DIR]
+        [--agents LIST] [--with-ranks] [--queries DIR]
 
 OUT is a dataset `robots-census run` wrote, on a file system the driver and every
 executor share (derived tables are not read from s3:// yet). The options mean what they
-mean to `robots-census sites`; `--ranks` stays with the binary's step (the ranks file
-is parsed by robots-census). What it does:
+mean to `robots-census sites`; the ranked list is parsed by robots-census only:
+`--with-ranks` uses the ranks table `robots-census sites OUT --ranks FILE` wrote (made
+from this state of the dataset, else exit 2), as that step's --ranks does. What it does:
 
 1. `robots-census status OUT --json` gives the state of the run's tables (its
    `dataset_state`): the stamp the new table records.
@@ -42,6 +43,8 @@ USAGE = 2
 SITE_KEYS = ("host", "host-nowww", "registrable-domain")
 STATUS_SEMANTICS = ("rfc9309", "google", "ccbot", "yandex", "urllib", "robots-parser")
 STATE_FILE = "_state.json"
+# The footer key of robots-census's own derived tables (src/output/catalog.rs, STATE_KEY).
+STATE_KEY = b"robots_census.dataset_state"
 
 
 class StepError(Exception):
@@ -145,6 +148,7 @@ def sql_string(value):
 def parse_sites_args(args):
     """(out, options) from the step's arguments."""
     options = {"site_key": "host", "status_semantics": "rfc9309", "agents": None,
+               "with_ranks": False,
                "queries": os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "queries")}
     flags = {"--site-key": "site_key", "--status-semantics": "status_semantics",
              "--agents": "agents", "--queries": "queries"}
@@ -153,8 +157,11 @@ def parse_sites_args(args):
         arg = rest.pop(0)
         name, eq, value = arg.partition("=")
         if name == "--ranks":
-            raise StepError("--ranks: the Spark step does not read a ranks file; run "
-                            "`robots-census sites OUT --ranks FILE` on one machine")
+            raise StepError("--ranks: the Spark step does not parse a ranks file; run "
+                            "`robots-census sites OUT --ranks FILE` once, then --with-ranks")
+        if arg == "--with-ranks":
+            options["with_ranks"] = True
+            continue
         if name in flags:
             if not eq:
                 if not rest:
@@ -216,6 +223,24 @@ def check_inputs(spark, out, agents):
                                 f" {crawl} (it has: {','.join(sorted(have[crawl]))})")
 
 
+def ranks_view(spark, out, state):
+    """The view `ranks` over OUT/ranks/, which `robots-census sites OUT --ranks FILE`
+    wrote from this state of the dataset (its files' footers say so: else StepError)."""
+    import pyarrow.parquet as pq
+
+    files = sorted(glob.glob(os.path.join(out, "ranks", "**", "*.parquet"), recursive=True))
+    if not files:
+        raise StepError(f"{out} has no ranks table: run `robots-census sites {out} --ranks FILE`"
+                        " first (it parses the ranked list), then --with-ranks")
+    for path in files:
+        made_from = (pq.read_metadata(path).metadata or {}).get(STATE_KEY)
+        if made_from != state.encode():
+            raise StepError(f"{path} was made from another state of {out}"
+                            f" ({(made_from or b'none').decode()}, now {state}): run"
+                            f" `robots-census sites {out} --ranks FILE` again")
+    spark.read.parquet(*files).createOrReplaceTempView("ranks")
+
+
 def commit_table(out, table, staging, state):
     """Records `state` for the files of `staging` and puts it in place of OUT/<table>."""
     files = sorted(
@@ -258,12 +283,15 @@ def sites_step(spark, binary, args):
         "CREATE OR REPLACE TEMPORARY VIEW sites_options AS SELECT "
         f"{sql_string(options['site_key'])} AS site_key, "
         f"{sql_string(options['status_semantics'])} AS status_semantics, "
-        f"{agents} AS agents, false AS with_ranks")
-    # A `ranks` view the file names even when with_ranks is false (it reads none of it).
-    statements.append(
-        "CREATE OR REPLACE TEMPORARY VIEW ranks AS SELECT CAST(NULL AS BIGINT) AS rank,"
-        " CAST(NULL AS STRING) AS host, CAST(NULL AS STRING) AS host_name,"
-        " CAST(NULL AS STRING) AS registrable_domain WHERE false")
+        f"{agents} AS agents, {'true' if options['with_ranks'] else 'false'} AS with_ranks")
+    if options["with_ranks"]:
+        ranks_view(spark, out, state)
+    else:
+        # The file names the view even when with_ranks is false (it reads none of it).
+        statements.append(
+            "CREATE OR REPLACE TEMPORARY VIEW ranks AS SELECT CAST(NULL AS BIGINT) AS rank,"
+            " CAST(NULL AS STRING) AS host, CAST(NULL AS STRING) AS host_name,"
+            " CAST(NULL AS STRING) AS registrable_domain WHERE false")
     with open(os.path.join(queries, "steps", "sites.sql"), encoding="utf-8") as f:
         step = split_statements(f.read())
     if len(step) != 1:

@@ -460,8 +460,9 @@ fn changes_of(out: &Path, from: &str, to: &str) -> (serde_json::Value, Vec<serde
     (summary, rows)
 }
 
-/// `spark/robots_census_spark.py --step sites` runs queries/steps/sites.sql on Spark SQL
-/// (local mode) and writes a sites table with the rows of the binary's step, which the
+/// `spark/robots_census_spark.py --step sites --with-ranks` runs queries/steps/sites.sql on
+/// Spark SQL (local mode) over the ranks table the binary's step wrote, and writes a sites
+/// table with the rows of the binary's step (ranks included), which the
 /// binary's readers take as its own: `query` reads the same rows, `changes` gives the
 /// same summary and rows. The table's `_state.json` vouches for Spark's files (a file
 /// it does not list makes the table stale), and a bad --agents token is one line and
@@ -486,7 +487,9 @@ fn spark_sites_step_writes_the_binarys_rows() {
     let all_rows = ["-e", "SELECT * FROM sites ORDER BY crawl, site, agent"];
     let (from, to) = ("CC-MAIN-2023-50", "CC-MAIN-2024-10");
 
-    let mut binary_args = vec!["-q"];
+    // The binary parses the ranked list into the ranks table; Spark's step uses it.
+    let ranks = crate::sites::corpus().dir.join("ranks.csv");
+    let mut binary_args = vec!["-q", "--ranks", ranks.to_str().expect("UTF-8 path")];
     binary_args.extend(options);
     crate::sites::sites_ok(&out, &binary_args);
     let want = crate::sites::query_rows(&out, &all_rows);
@@ -496,9 +499,19 @@ fn spark_sites_step_writes_the_binarys_rows() {
         "the binary's step wrote {} rows",
         want.len()
     );
+    let ranked = want.iter().filter(|r| !r["rank"].is_null()).count();
+    let uncaptured = want
+        .iter()
+        .filter(|r| !r["rank"].is_null() && r["doc_id"].is_null())
+        .count();
+    assert!(
+        ranked > 0 && uncaptured > 0,
+        "{ranked} ranked rows, {uncaptured} without a capture"
+    );
 
     let shipped = PathBuf::from(env!("CARGO_BIN_EXE_robots-census"));
     let mut args: Vec<String> = vec!["--step".into(), "sites".into(), out.display().to_string()];
+    args.push("--with-ranks".into());
     args.extend(options.iter().map(|o| o.to_string()));
     let job = spark_submit(&dir, &shipped, &args);
     assert_eq!(

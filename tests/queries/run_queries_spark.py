@@ -60,15 +60,14 @@ DERIVED_TABLES = ["sites", "ranks", "changes"]
 # definition, in spark/robots_census_sql.py.
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "spark"))
 from robots_census_sql import (  # noqa: E402
-    STATE_FILE, finished_manifests, run_table_files, spark_schema, split_statements)
+    STATE_FILE, STATE_KEY, finished_manifests, run_table_files, spark_schema, split_statements)
 
 
 # ------------------------------------------------------------------ dataset tables
 
-# The Parquet metadata key under which robots-census records, in each file of a derived
-# table, the state of the run's tables it was made from (src/output/catalog.rs,
-# STATE_KEY); a table the Spark step wrote records it in <table>/_state.json instead.
-STATE_KEY = b"robots_census.dataset_state"
+# robots-census records, in each file of a derived table, the state of the run's tables
+# it was made from under STATE_KEY; a table the Spark step wrote records it in
+# <table>/_state.json (STATE_FILE) instead.
 
 
 def table_files(out):
