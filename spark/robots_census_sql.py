@@ -267,11 +267,11 @@ def sites_step(spark, binary, args):
     tables = run_table_files(out)
     if "documents" not in tables:
         raise StepError(f"{out} holds no documents table: run `robots-census run ... --out {out}` first")
+    if "agents" not in tables:
+        raise StepError(f"{out}: no agents table: run `robots-census run` with the agents"
+                        " table (the default)")
     for name in ("documents", "agents"):
-        files = tables.get(name)
-        if not files:
-            raise StepError(f"{out}: no agents table: run `robots-census run` with the agents"
-                            " table (the default)")
+        files = tables[name]
         spark.read.schema(spark_schema(files)).parquet(*files).createOrReplaceTempView(name)
     check_inputs(spark, out, options["agents"])
 
@@ -308,7 +308,9 @@ def sites_step(spark, binary, args):
     finally:
         # Nothing half-written stays: on failure the old table is untouched.
         shutil.rmtree(staging, ignore_errors=True)
-    shutil.rmtree(os.path.join(out, "changes"), ignore_errors=True)
+    # The changes table compared the table just replaced (as the binary's step does).
+    if os.path.exists(os.path.join(out, "changes")):
+        shutil.rmtree(os.path.join(out, "changes"))
     # `status` writes _views.sql again, now with this sites table (only for a complete
     # dataset: else the old file stays, and that is said).
     views = subprocess.run([binary, "status", out], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
