@@ -64,9 +64,9 @@ chromium:
 # Everything CI runs: formatting, lints, docs, unit + integration tests (release mode:
 # the differential test asks Google's parser millions of questions). The Spark tests
 # need Java, the wheel test the wheel of dist/, the report test Chromium.
-# scripts/test.sh runs `clippy doc wheel` with the oracles' answers computed beside them
-# on the cores the builds leave idle, then `cargo test` (the command below, plus the
-# answer files).
+# scripts/test.sh runs `clippy doc wheel` and the test build with the oracles' answers
+# computed beside them on the cores the builds leave idle, then `cargo test --release
+# --locked --features fault-injection,external-tests` with the answer files.
 test: venv node chromium check-fmt java
 	bash scripts/test.sh $(abspath $(PYTHON)) $(SHARED) $(MAKE) $(CARGO)
 

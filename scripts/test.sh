@@ -42,7 +42,8 @@ trap stop_oracles EXIT
 
 "$make" clippy doc wheel
 # The test binaries too: their build leaves a core idle most of the time as well.
-"$cargo" test --release --locked --features fault-injection,external-tests --no-run
+tests=("$cargo" test --release --locked --features fault-injection,external-tests)
+"${tests[@]}" --no-run
 built=$(date +%s)
 
 for job in "google:$google:answers" "profiles:$profiles:profiles"; do
@@ -61,4 +62,4 @@ echo "scripts/test.sh: lints, docs, wheel and test build took $((built - started
 ROBOTS_CENSUS_PYTHON="$python" \
   ROBOTS_CENSUS_ANSWERS="$PWD/$oracles/answers.jsonl" \
   ROBOTS_CENSUS_PROFILE_ANSWERS="$PWD/$oracles/profiles.jsonl" \
-  "$cargo" test --release --locked --features fault-injection,external-tests
+  "${tests[@]}"

@@ -99,6 +99,28 @@ def spark_schema(files):
     return StructType(fields)
 
 
+def derived_table_states(out, table):
+    """{path: the dataset state it was made from, or None} for every *.parquet under
+    OUT/<table>/ (a derived table), as src/output/catalog.rs reads it: the table's
+    _state.json when it lists the file, else the file's footer (STATE_KEY)."""
+    import pyarrow.parquet as pq
+
+    directory = os.path.join(out, table)
+    vouched = {}
+    if os.path.exists(os.path.join(directory, STATE_FILE)):
+        with open(os.path.join(directory, STATE_FILE), encoding="utf-8") as f:
+            record = json.load(f)
+        vouched = {os.path.join(directory, p): record["dataset_state"] for p in record["files"]}
+    states = {}
+    for path in sorted(glob.glob(os.path.join(directory, "**", "*.parquet"), recursive=True)):
+        if path in vouched:
+            states[path] = vouched[path]
+        else:
+            stamp = (pq.read_metadata(path).metadata or {}).get(STATE_KEY)
+            states[path] = stamp.decode() if stamp is not None else None
+    return states
+
+
 # ------------------------------------------------------------------ SQL text
 
 def split_statements(sql):
@@ -226,19 +248,16 @@ def check_inputs(spark, out, agents):
 def ranks_view(spark, out, state):
     """The view `ranks` over OUT/ranks/, which `robots-census sites OUT --ranks FILE`
     wrote from this state of the dataset (its files' footers say so: else StepError)."""
-    import pyarrow.parquet as pq
-
-    files = sorted(glob.glob(os.path.join(out, "ranks", "**", "*.parquet"), recursive=True))
-    if not files:
+    states = derived_table_states(out, "ranks")
+    if not states:
         raise StepError(f"{out} has no ranks table: run `robots-census sites {out} --ranks FILE`"
                         " first (it parses the ranked list), then --with-ranks")
-    for path in files:
-        made_from = (pq.read_metadata(path).metadata or {}).get(STATE_KEY)
-        if made_from != state.encode():
+    for path, made_from in states.items():
+        if made_from != state:
             raise StepError(f"{path} was made from another state of {out}"
-                            f" ({(made_from or b'none').decode()}, now {state}): run"
+                            f" ({made_from or 'none'}, now {state}): run"
                             f" `robots-census sites {out} --ranks FILE` again")
-    spark.read.parquet(*files).createOrReplaceTempView("ranks")
+    spark.read.parquet(*states).createOrReplaceTempView("ranks")
 
 
 def commit_table(out, table, staging, state):

@@ -41,7 +41,6 @@ booleans or null; timestamps as ISO 8601 text in UTC; doc_id (16-byte binary) as
 
 import datetime
 import decimal
-import glob
 import hashlib
 import json
 import os
@@ -50,7 +49,6 @@ import sys
 import tempfile
 import uuid
 
-import pyarrow.parquet as pq
 
 # Tables written after the run (`robots-census sites`, `changes`), which no manifest
 # lists; every other table is a run table, listed by the manifests.
@@ -60,15 +58,10 @@ DERIVED_TABLES = ["sites", "ranks", "changes"]
 # definition, in spark/robots_census_sql.py.
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "spark"))
 from robots_census_sql import (  # noqa: E402
-    STATE_FILE, STATE_KEY, finished_manifests, run_table_files, spark_schema, split_statements)
+    derived_table_states, finished_manifests, run_table_files, spark_schema, split_statements)
 
 
 # ------------------------------------------------------------------ dataset tables
-
-# robots-census records, in each file of a derived table, the state of the run's tables
-# it was made from under STATE_KEY; a table the Spark step wrote records it in
-# <table>/_state.json (STATE_FILE) instead.
-
 
 def table_files(out):
     """{table: [absolute file path, ...]} of the dataset OUT (tables with files only),
@@ -85,26 +78,13 @@ def table_files(out):
     digest = hashlib.sha1("".join(t + "\n" for t in done).encode()).hexdigest()[:8]
     state = f"{fingerprint}/{len(done)}/{digest}"
     for table in DERIVED_TABLES:
-        directory = os.path.join(out, table)
-        found = glob.glob(os.path.join(directory, "**", "*.parquet"), recursive=True)
-        vouched = {}
-        if os.path.exists(os.path.join(directory, STATE_FILE)):
-            with open(os.path.join(directory, STATE_FILE), encoding="utf-8") as f:
-                record = json.load(f)
-            vouched = {os.path.join(directory, p): record["dataset_state"] for p in record["files"]}
-
-        def made_from(path):
-            if path in vouched:
-                return vouched[path]
-            stamp = (pq.read_metadata(path).metadata or {}).get(STATE_KEY)
-            return stamp.decode() if stamp is not None else None
-
-        stale = [f for f in found if made_from(f) != state]
+        states = derived_table_states(out, table)
+        stale = [f for f, made_from in states.items() if made_from != state]
         if stale:
             print(f"run_queries_spark: {stale[0]} was made from another state of {out}: "
                   f"table {table} not registered", file=sys.stderr)
-        elif found:
-            files[table] = sorted(found)
+        elif states:
+            files[table] = sorted(states)
     return files
 
 
