@@ -350,8 +350,13 @@ mod tests {
     use crate::store::{Location, StoreOptions, Stores};
 
     /// Serves one GET on 127.0.0.1: half the body, a pause of `stall`, the other half.
-    /// Bounded: one connection, and the listener gives up after ten seconds.
-    fn stalling_server(body: Vec<u8>, stall: Duration) -> (String, std::thread::JoinHandle<()>) {
+    /// Bounded: one connection, and the listener gives up after ten seconds. The thread
+    /// returns the instant the pause began, so that tests time the read against the
+    /// server's clock of events, not against an instant the client took earlier or later.
+    fn stalling_server(
+        body: Vec<u8>,
+        stall: Duration,
+    ) -> (String, std::thread::JoinHandle<Instant>) {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1");
         let url = format!("http://{}/input.warc", listener.local_addr().expect("addr"));
         let server = std::thread::spawn(move || {
@@ -383,11 +388,13 @@ mod tests {
             conn.write_all(head.as_bytes()).expect("head");
             conn.write_all(&body[..half]).expect("first half");
             conn.flush().expect("flush");
+            let stall_began = Instant::now();
             std::thread::sleep(stall);
             // The client may have its bytes and be gone: nothing to check then.
             if conn.write_all(&body[half..]).is_ok() {
                 conn.flush().ok();
             }
+            stall_began
         });
         (url, server)
     }
@@ -408,23 +415,30 @@ mod tests {
             .num_threads(1)
             .build()
             .expect("pool");
-        let started = Instant::now();
+        // Instants, not durations from a start the client picks: the server may begin its
+        // pause before or after `open_read` returns (CI failed once on exactly that race).
         let ((read, read_done), other_done) = pool.install(|| {
             rayon::join(
                 || {
                     let mut read = Vec::new();
                     let result = reader.read_to_end(&mut read).map(|_| read);
-                    (result, started.elapsed())
+                    (result, Instant::now())
                 },
-                || started.elapsed(),
+                Instant::now,
             )
         });
-        server.join().expect("server thread");
+        let stall_began = server.join().expect("server thread");
         assert_eq!(read.expect("body read whole"), body, "bytes differ");
-        assert!(read_done >= stall, "the read ended after {read_done:?}");
+        // The second half is written only after the pause, so the read cannot end sooner.
+        assert!(
+            read_done >= stall_began + stall,
+            "the read ended {:?} after the pause began",
+            read_done - stall_began
+        );
         assert!(
             other_done + Duration::from_millis(700) < read_done,
-            "the other pool work ran at {other_done:?}, the read ended at {read_done:?}"
+            "the other pool work ran {:?} before the read ended",
+            read_done.saturating_duration_since(other_done)
         );
     }
 
