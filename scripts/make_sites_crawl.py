@@ -2,7 +2,12 @@
 (https:// and http:// of one host), 75% 200 with one of a few dozen bodies, 15% 404,
 10% 301 (a redirect the CSV cannot resolve: no Location column). Deterministic (seeded).
 
-Usage: python scripts/make_sites_crawl.py N OUT.csv.gz
+Usage: python scripts/make_sites_crawl.py N OUT.csv.gz [SEED]
+
+With SEED, a later crawl of the same sites: the rows of the default crawl, but one
+capture in ten drawn again (status and body) from SEED, for the changes benchmark.
+Name the files after their crawls (e.g. CC-MAIN-2026-01.csv.gz): `run` takes the crawl
+from the path.
 """
 
 import csv
@@ -31,6 +36,7 @@ def bodies(rng, n=40):
 
 def main():
     n, path = int(sys.argv[1]), sys.argv[2]
+    later = random.Random(int(sys.argv[3])) if len(sys.argv) > 3 else None
     rng = random.Random(20)
     texts = bodies(rng)
     with gzip.open(path, "wt", newline="", encoding="utf-8", compresslevel=1) as f:
@@ -42,6 +48,10 @@ def main():
             r = rng.random()
             status = 200 if r < 0.75 else (404 if r < 0.90 else 301)
             body = texts[rng.randrange(len(texts))] if status == 200 else ""
+            if later is not None and later.random() < 0.1:
+                r = later.random()
+                status = 200 if r < 0.75 else (404 if r < 0.90 else 301)
+                body = texts[later.randrange(len(texts))] if status == 200 else ""
             w.writerow([f"{scheme}://site{site}.example/robots.txt", status, body])
 
 

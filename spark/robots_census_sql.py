@@ -1,6 +1,7 @@
 """The study steps on Spark SQL: `robots_census_spark.py --step sites` runs the file
 queries/steps/sites.sql, the SQL the embedded engine and DuckDB run too, over a dataset's
-run tables, and writes the `sites` table.
+run tables, and writes the `sites` table; `--step changes` runs queries/steps/changes.sql
+over that table and writes one partition of the `changes` table.
 
     spark-submit [--files target/release/robots-census] spark/robots_census_spark.py \\
         --step sites [--binary PATH] OUT [--site-key host|host-nowww|registrable-domain] \\
@@ -30,6 +31,17 @@ from this state of the dataset, else exit 2), as that step's --ranks does. What 
 The rows equal the binary's step's (tests/it/spark.rs compares them row by row); the
 files differ (Spark's names, row groups and encodings; doc_id as BINARY, which the
 readers of robots-census accept).
+
+    spark-submit ... spark/robots_census_spark.py --step changes [--binary PATH] OUT \
+        --from CRAWL --to CRAWL [--queries DIR]
+
+compares two crawls of OUT's sites table (made from this state of the dataset, by either
+step) as `robots-census changes OUT --from A --to B` does, with its checks and messages:
+the run tables `groups`, `rules`, `sitemaps` and the sites table become views, then
+queries/preamble/spark.sql, a one-row `changes_options` view and queries/steps/changes.sql
+run, and the rows (in the file's order, as one file, as the binary writes them) replace
+OUT/changes/from_crawl=A/to_crawl=B/part-0.parquet. OUT/changes/_state.json then lists
+that file with the dataset state, beside the files it already vouched for.
 """
 
 import glob
@@ -163,6 +175,29 @@ def split_statements(sql):
 def sql_string(value):
     """A SQL string literal (Spark, ANSI mode)."""
     return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+# Functions the query files call by a name DuckDB and DataFusion have and Spark lacks,
+# registered in the session as aliases of the Spark builtin of the same meaning. This
+# cannot be done in SQL (preamble/spark.sql): Spark SQL's CREATE FUNCTION makes scalar
+# or table functions, not generators, and the files call unnest in a select list.
+#   unnest(list) in a select list: one row per element, none for an empty or null list;
+#   Spark calls it explode. (Two unnests in one select list are zipped in DuckDB and
+#   DataFusion, but in Spark they multiply: the files use one per select list.)
+FUNCTION_ALIASES = {"unnest": "explode"}
+
+
+def register_function_aliases(spark):
+    """Register FUNCTION_ALIASES as session functions (system.session.<alias>)."""
+    jvm = spark._jvm
+    registry = spark._jsparkSession.sessionState().functionRegistry()
+    ident = jvm.org.apache.spark.sql.catalyst.FunctionIdentifier
+    for alias, builtin in FUNCTION_ALIASES.items():
+        source = ident(builtin, jvm.scala.Some("builtin"), jvm.scala.Some("system"))
+        info = registry.lookupFunction(source).get()
+        builder = registry.lookupFunctionBuilder(source).get()
+        registry.registerFunction(
+            ident(alias, jvm.scala.Some("session"), jvm.scala.Some("system")), info, builder)
 
 
 # ------------------------------------------------------------------ --step sites
@@ -315,6 +350,7 @@ def sites_step(spark, binary, args):
         step = split_statements(f.read())
     if len(step) != 1:
         raise StepError(f"{queries}/steps/sites.sql: one statement expected, found {len(step)}")
+    register_function_aliases(spark)
     for statement in statements:
         spark.sql(statement)
     rows = spark.sql(step[0])
@@ -341,15 +377,163 @@ def sites_step(spark, binary, args):
             "rows": spark.read.parquet(os.path.join(out, "sites")).count()}
 
 
+# ------------------------------------------------------------------ --step changes
+
+def parse_changes_args(args):
+    """(out, options) from the step's arguments."""
+    options = {"from": None, "to": None,
+               "queries": os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "queries")}
+    flags = {"--from": "from", "--to": "to", "--queries": "queries"}
+    out, rest = None, list(args)
+    while rest:
+        arg = rest.pop(0)
+        name, eq, value = arg.partition("=")
+        if name in flags:
+            if not eq:
+                if not rest:
+                    raise StepError(f"{name} needs a value")
+                value = rest.pop(0)
+            options[flags[name]] = value
+        elif arg.startswith("-"):
+            raise StepError(f"unknown option {arg} for --step changes")
+        elif out is None:
+            out = arg
+        else:
+            raise StepError(f"one dataset only (got {out} and {arg})")
+    if out is None or options["from"] is None or options["to"] is None:
+        raise StepError("--step changes needs the dataset and two crawls:"
+                        " --step changes OUT --from CRAWL --to CRAWL")
+    if "://" in out:
+        raise StepError(f"{out}: the Spark step writes derived tables on a shared file system only")
+    return os.path.abspath(out), options
+
+
+def sites_view(spark, out, state):
+    """The view `sites` over OUT/sites/, made from this state of the dataset (by either
+    step), with the binary's messages when it is missing or stale."""
+    states = derived_table_states(out, "sites")
+    if not states:
+        raise StepError(f"{out} holds no sites table: run `robots-census sites {out}` first")
+    for path, made_from in states.items():
+        if made_from != state:
+            raise StepError(f"{path} was made from another state of {out}"
+                            f" ({made_from or 'none'}, now {state}): run"
+                            f" `robots-census sites {out}` again")
+    files = sorted(states)
+    spark.read.schema(spark_schema(files)).parquet(*files).createOrReplaceTempView("sites")
+
+
+def check_crawls(spark, crawl_from, crawl_to):
+    """The binary's checks of --from and --to against the sites table
+    (src/changes/mod.rs), with its messages."""
+    options = {}
+    for crawl, key, semantics in spark.sql(
+            "SELECT DISTINCT crawl, site_key, status_semantics FROM sites").collect():
+        options.setdefault(crawl, (key, semantics))
+    have = ", ".join(sorted(options))
+    for crawl in (crawl_from, crawl_to):
+        if crawl not in options:
+            raise StepError(f"crawl {json.dumps(crawl)} is not in the sites table (it has: {have})")
+    if crawl_from == crawl_to:
+        raise StepError(f"--from and --to name the same crawl {json.dumps(crawl_from)}")
+    (key_a, sem_a), (key_b, sem_b) = options[crawl_from], options[crawl_to]
+    if (key_a, sem_a) != (key_b, sem_b):
+        raise StepError(f"the sites table of {crawl_from} was made with --site-key {key_a}"
+                        f" --status-semantics {sem_a} and that of {crawl_to} with --site-key"
+                        f" {key_b} --status-semantics {sem_b}: rerun `robots-census sites`")
+
+
+def record_state(table_dir, state, added):
+    """Adds `added` (paths relative to table_dir) to table_dir/_state.json for `state`;
+    entries recorded for another state, or whose file is gone, are dropped. Written
+    under a temporary name and renamed, so a reader sees the old list or the new."""
+    files = set()
+    path = os.path.join(table_dir, STATE_FILE)
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as f:
+            record = json.load(f)
+        if record.get("dataset_state") == state:
+            files = {p for p in record.get("files", [])
+                     if os.path.exists(os.path.join(table_dir, p))}
+    files.update(added)
+    tmp = os.path.join(table_dir, f".{STATE_FILE}.{os.getpid()}.tmp")
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump({"dataset_state": state, "files": sorted(files)}, f)
+    os.replace(tmp, path)
+
+
+def changes_step(spark, binary, args):
+    """Runs the changes step; returns a summary dict. Raises StepError on bad input."""
+    out, options = parse_changes_args(args)
+    if not os.path.exists(os.path.join(out, "_dataset.json")):
+        raise StepError(f"{out} is not a robots-census dataset (no _dataset.json): run "
+                        f"`robots-census run ... --out {out}` first")
+    state = dataset_state(binary, out)
+    sites_view(spark, out, state)
+    check_crawls(spark, options["from"], options["to"])
+    tables = run_table_files(out)
+    for name in ("groups", "rules", "sitemaps"):
+        if name not in tables:
+            raise StepError(f"{out}: no {name} table: run `robots-census run` with the {name}"
+                            " table (the default)")
+        files = tables[name]
+        spark.read.schema(spark_schema(files)).parquet(*files).createOrReplaceTempView(name)
+
+    queries = options["queries"]
+    with open(os.path.join(queries, "preamble", "spark.sql"), encoding="utf-8") as f:
+        statements = split_statements(f.read())
+    statements.append(
+        "CREATE OR REPLACE TEMPORARY VIEW changes_options AS SELECT "
+        f"{sql_string(options['from'])} AS from_crawl, {sql_string(options['to'])} AS to_crawl")
+    with open(os.path.join(queries, "steps", "changes.sql"), encoding="utf-8") as f:
+        step = split_statements(f.read())
+    if len(step) != 1:
+        raise StepError(f"{queries}/steps/changes.sql: one statement expected, found {len(step)}")
+    register_function_aliases(spark)
+    for statement in statements:
+        spark.sql(statement)
+    # One file in the statement's order, as the binary writes it: coalesce keeps the
+    # sorted partitions in order.
+    rows = spark.sql(step[0]).coalesce(1)
+
+    table_dir = os.path.join(out, "changes")
+    relative = f"from_crawl={options['from']}/to_crawl={options['to']}/part-0.parquet"
+    staging = os.path.join(out, f".changes.spark-{os.getpid()}.tmp")
+    shutil.rmtree(staging, ignore_errors=True)
+    try:
+        rows.write.option("compression", "zstd").parquet(staging)
+        written = glob.glob(os.path.join(staging, "*.parquet"))
+        if len(written) != 1:
+            raise StepError(f"Spark wrote {len(written)} files for one partition of changes")
+        final = os.path.join(table_dir, relative)
+        os.makedirs(os.path.dirname(final), exist_ok=True)
+        os.replace(written[0], final)
+        record_state(table_dir, state, [relative])
+    finally:
+        # Nothing half-written stays: on failure the partition is untouched.
+        shutil.rmtree(staging, ignore_errors=True)
+    views = subprocess.run([binary, "status", out], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    if views.returncode != 0:
+        print(f"robots_census_spark: {out}/_views.sql not rewritten (`robots-census status` exited"
+              f" {views.returncode}: {views.stderr.decode('utf-8', 'replace').strip()})",
+              file=sys.stderr)
+    return {"step": "changes", "out": out, "dataset_state": state,
+            "from_crawl": options["from"], "to_crawl": options["to"],
+            "file": os.path.join(table_dir, relative),
+            "rows": spark.read.parquet(os.path.join(table_dir, relative)).count()}
+
+
+STEPS = {"sites": sites_step, "changes": changes_step}
+
+
 def main_step(spark, binary, step, args):
     """`--step STEP ARGS` on the session `spark`: exit status 0, or 2 with one line on
     stderr."""
-    if step != "sites":
-        print(f"robots_census_spark: --step {step}: only `sites` runs on Spark SQL so far",
-              file=sys.stderr)
+    if step not in STEPS:
+        print(f"robots_census_spark: --step {step}: one of {', '.join(STEPS)}", file=sys.stderr)
         return USAGE
     try:
-        summary = sites_step(spark, binary, args)
+        summary = STEPS[step](spark, binary, args)
     except StepError as e:
         print(f"robots_census_spark: {e}", file=sys.stderr)
         return USAGE

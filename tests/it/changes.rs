@@ -204,3 +204,114 @@ fn changes_usage_errors_exit_2() {
     assert_eq!(same.status.code(), Some(2));
     assert!(!out.join("changes").exists(), "nothing written on errors");
 }
+
+/// queries/steps/changes.sql, the changes step as one SQL statement (issue 20), gives the
+/// Rust step's rows in the Rust step's order in all three engines: the embedded one
+/// (`robots-census query`), DuckDB and Spark SQL, for every pair of the three crawls
+/// (both directions of the first and last), over a sites table with ranked sites
+/// without a capture, a site key that merges hosts and CCBot's status semantics. Every
+/// kind of change occurs.
+#[test]
+#[cfg_attr(
+    not(feature = "external-tests"),
+    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+)]
+fn sql_step_gives_the_rust_change_rows() {
+    let out = census("changes-sql-step");
+    let ranks = corpus().dir.join("ranks.csv");
+    sites_ok(
+        &out,
+        &[
+            "-q",
+            "--ranks",
+            ranks.to_str().expect("UTF-8 path"),
+            "--site-key",
+            "host-nowww",
+            "--status-semantics",
+            "ccbot",
+        ],
+    );
+    let step = std::fs::read_to_string(repo().join("queries/steps/changes.sql"))
+        .expect("queries/steps/changes.sql");
+    let steps = out.parent().expect("out has a parent").join("steps");
+    std::fs::create_dir_all(&steps).expect("mkdir steps");
+    let pairs = [
+        ("CC-MAIN-2023-50", "CC-MAIN-2024-10"),
+        ("CC-MAIN-2024-10", "CC-MAIN-2024-33"),
+        ("CC-MAIN-2023-50", "CC-MAIN-2024-33"),
+        ("CC-MAIN-2024-33", "CC-MAIN-2023-50"),
+    ];
+    let (mut files, mut wants) = (Vec::new(), Vec::new());
+    let mut kinds = std::collections::BTreeSet::new();
+    for (n, (from, to)) in pairs.into_iter().enumerate() {
+        let status = bin()
+            .args(["changes", "--from", from, "--to", to])
+            .arg(&out)
+            .output()
+            .expect("run robots-census changes");
+        assert_eq!(status.status.code(), Some(0), "changes {from} {to}");
+        // The Rust step's file, in its order; null columns left out, as arrow-json (the
+        // embedded engine's --format json) leaves them.
+        let dir = out
+            .join("changes")
+            .join(format!("from_crawl={from}"))
+            .join(format!("to_crawl={to}"));
+        let want: Vec<serde_json::Map<String, Value>> = rows(&dir)
+            .into_iter()
+            .map(|row| row.into_iter().filter(|(_, v)| !v.is_null()).collect())
+            .collect();
+        assert!(!want.is_empty(), "{from} -> {to}: the Rust step wrote rows");
+        kinds.extend(want.iter().map(|r| r["change"].to_string()));
+        let file = steps.join(format!("changes{n}.sql"));
+        std::fs::write(
+            &file,
+            format!(
+                "CREATE OR REPLACE VIEW changes_options AS SELECT '{from}' AS from_crawl, \
+                 '{to}' AS to_crawl;\n{step}"
+            ),
+        )
+        .expect("write a step file");
+        let have = crate::sites::query_rows(&out, &[file.to_str().expect("UTF-8 path")]);
+        assert_eq!(have.len(), want.len(), "{from} -> {to}: rows");
+        for (i, (h, w)) in have.iter().zip(&want).enumerate() {
+            assert_eq!(h.as_object(), Some(w), "{from} -> {to}: row {i}");
+        }
+        files.push(file);
+        wants.push((format!("{from} -> {to}"), want));
+    }
+    assert_eq!(kinds.len(), 8, "every kind of change occurs: {kinds:?}");
+    // DuckDB (through the dataset's _views.sql) and Spark SQL (local mode), each running
+    // every file in one session, against the Rust step's rows.
+    let duckdb = Command::new(python())
+        .arg(repo().join("tests/queries/run_queries.py"))
+        .arg(out.join("_views.sql"))
+        .args(&files)
+        .output()
+        .expect("run tests/queries/run_queries.py");
+    assert!(
+        duckdb.status.success(),
+        "DuckDB: {}",
+        String::from_utf8_lossy(&duckdb.stderr)
+    );
+    let spark = Command::new(python())
+        .arg(repo().join("tests/queries/run_queries_spark.py"))
+        .arg("--preamble")
+        .arg(repo().join("queries/preamble/spark.sql"))
+        .arg(&out)
+        .args(&files)
+        .env("SPARK_LOCAL_IP", "127.0.0.1")
+        .output()
+        .expect("run tests/queries/run_queries_spark.py");
+    assert!(
+        spark.status.success(),
+        "Spark: {}",
+        String::from_utf8_lossy(&spark.stderr)
+    );
+    for (engine, stdout) in [("DuckDB", &duckdb.stdout), ("Spark", &spark.stdout)] {
+        let results = crate::support::results_by_file(stdout);
+        assert_eq!(results.len(), files.len(), "{engine}: every file ran");
+        for (n, (pair, want)) in wants.iter().enumerate() {
+            crate::support::same_rows(pair, engine, &results[&format!("changes{n}")], want);
+        }
+    }
+}

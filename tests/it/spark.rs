@@ -466,7 +466,8 @@ fn changes_of(out: &Path, from: &str, to: &str) -> (serde_json::Value, Vec<serde
 /// binary's readers take as its own: `query` reads the same rows, `changes` gives the
 /// same summary and rows. The table's `_state.json` vouches for Spark's files (a file
 /// it does not list makes the table stale), and a bad --agents token is one line and
-/// exit 2 with the old table left in place.
+/// exit 2 with the old table left in place. `--step changes` (queries/steps/changes.sql)
+/// then writes the binary's change rows over Spark's table, and refuses an unknown crawl.
 #[test]
 #[cfg_attr(
     not(feature = "external-tests"),
@@ -560,6 +561,63 @@ fn spark_sites_step_writes_the_binarys_rows() {
         changes_of(&out, from, to),
         want_changes,
         "changes over Spark's table"
+    );
+
+    // The changes step on Spark SQL (queries/steps/changes.sql) over Spark's sites table:
+    // the binary's rows in the binary's order, in place of the binary's file, which
+    // _state.json then vouches for.
+    let pair = format!("from_crawl={from}/to_crawl={to}/part-0.parquet");
+    let pair_dir = out.join("changes").join(&pair);
+    let pair_dir = pair_dir.parent().expect("the partition");
+    let binary_rows = crate::sites::rows(pair_dir);
+    assert!(binary_rows.len() > 5, "{} change rows", binary_rows.len());
+    let changes_args = |from: &str, to: &str| -> Vec<String> {
+        [
+            "--step",
+            "changes",
+            &out.display().to_string(),
+            "--from",
+            from,
+            "--to",
+            to,
+        ]
+        .iter()
+        .map(|a| a.to_string())
+        .collect()
+    };
+    let job = spark_submit(&dir, &shipped, &changes_args(from, to));
+    assert_eq!(
+        job.code,
+        Some(0),
+        "spark-submit --step changes failed:\n{}{}",
+        tail(&job.stdout, 3000),
+        tail(&job.stderr, 6000)
+    );
+    let spark_rows = crate::sites::rows(pair_dir);
+    assert_eq!(spark_rows.len(), binary_rows.len(), "change rows");
+    for (i, (h, w)) in spark_rows.iter().zip(&binary_rows).enumerate() {
+        assert_eq!(h, w, "change row {i}, in the file's order");
+    }
+    let state: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(out.join("changes/_state.json")).expect("changes/_state.json"),
+    )
+    .expect("_state.json");
+    assert_eq!(state["files"], serde_json::json!([pair]), "{state}");
+    assert_eq!(
+        crate::sites::query_rows(
+            &out,
+            &["-e", "SELECT * FROM changes ORDER BY from_crawl, to_crawl, site, change, agent, directive, value, before, after"],
+        ),
+        want_changes.1,
+        "the catalog takes Spark's file for the changes table"
+    );
+    let job = spark_submit(&dir, &shipped, &changes_args(from, "CC-MAIN-1999-01"));
+    let said = format!("{}{}", job.stdout, job.stderr);
+    assert_eq!(job.code, Some(2), "{}", tail(&said, 4000));
+    assert!(
+        said.contains("crawl \"CC-MAIN-1999-01\" is not in the sites table (it has: "),
+        "{}",
+        tail(&said, 4000)
     );
 
     // A bad token: one line naming it, exit 2, the table untouched.

@@ -54,11 +54,12 @@ import uuid
 # lists; every other table is a run table, listed by the manifests.
 DERIVED_TABLES = ["sites", "ranks", "changes"]
 
-# The dataset tables as the Spark step reads them, and the SQL splitting it uses: one
-# definition, in spark/robots_census_sql.py.
+# The dataset tables as the Spark step reads them, the SQL splitting and the function
+# aliases it uses: one definition, in spark/robots_census_sql.py.
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "spark"))
 from robots_census_sql import (  # noqa: E402
-    derived_table_states, finished_manifests, run_table_files, spark_schema, split_statements)
+    derived_table_states, finished_manifests, register_function_aliases, run_table_files,
+    spark_schema, split_statements)
 
 
 # ------------------------------------------------------------------ dataset tables
@@ -115,29 +116,6 @@ def register_tables(spark, out, link_root):
 
 
 # ------------------------------------------------------------------ function aliases
-
-# Functions the query files call by a name DuckDB and DataFusion have and Spark lacks,
-# registered in the session as aliases of the Spark builtin of the same meaning. This
-# cannot be done in SQL (preamble/spark.sql): Spark SQL's CREATE FUNCTION makes scalar
-# or table functions, not generators, and the files call unnest in a select list.
-#   unnest(list) in a select list: one row per element, none for an empty or null list;
-#   Spark calls it explode. (Two unnests in one select list are zipped in DuckDB and
-#   DataFusion, but in Spark they multiply: the files use one per select list.)
-FUNCTION_ALIASES = {"unnest": "explode"}
-
-
-def register_function_aliases(spark):
-    """Register FUNCTION_ALIASES as session functions (system.session.<alias>)."""
-    jvm = spark._jvm
-    registry = spark._jsparkSession.sessionState().functionRegistry()
-    ident = jvm.org.apache.spark.sql.catalyst.FunctionIdentifier
-    for alias, builtin in FUNCTION_ALIASES.items():
-        source = ident(builtin, jvm.scala.Some("builtin"), jvm.scala.Some("system"))
-        info = registry.lookupFunction(source).get()
-        builder = registry.lookupFunctionBuilder(source).get()
-        registry.registerFunction(
-            ident(alias, jvm.scala.Some("session"), jvm.scala.Some("system")), info, builder)
-
 
 # ------------------------------------------------------------------ results as JSON
 
