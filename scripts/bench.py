@@ -42,6 +42,7 @@ import pyarrow.parquet as pq
 import bench_crawl
 import bench_guard
 import bench_query
+import bench_changes
 import bench_sites
 
 SCRIPTS = Path(__file__).resolve().parent
@@ -354,6 +355,7 @@ def render(results):
     lines += bench_crawl.render(results["crawl"])
     lines += bench_query.render(results["query"])
     lines += bench_sites.render(results.get("sites", []))
+    lines += bench_changes.render(results.get("changes", []))
     if results["failures"]:
         lines += ["## Not run or failed", ""] + [f"- {f}" for f in results["failures"]] + [""]
     return "\n".join(lines)
@@ -463,8 +465,9 @@ def main():
     parser.add_argument("--crawl-reps", type=int, default=1, help="repetitions of the crawl-slice runs")
     parser.add_argument("--every", type=int, default=20, help="sample for the slow verdict engines")
     parser.add_argument("--only", default="parse,verdicts,python,e2e,guard,crawl,query",
-                        help="comma-separated steps (also: sites, not run by default: "
-                             "the SQL variants take over 20 minutes, see BENCHMARKS.md)")
+                        help="comma-separated steps (also: sites and changes, not run by "
+                             "default: the SQL variants of sites take over 20 minutes, the "
+                             "Spark rows of changes about 5, see BENCHMARKS.md)")
     parser.add_argument("--baseline", default="579cf91",
                         help="the commit the guard compares this build with")
     parser.add_argument("--guard-input", default="cc.warc.gz", help="the guard's input, in --out")
@@ -472,21 +475,26 @@ def main():
                         help="the input of the query step's dataset, in --out")
     parser.add_argument("--sites-sizes", default="1000000,2000000",
                         help="captures of the sites step's generated crawls")
+    parser.add_argument("--changes-captures", default="500000",
+                        help="captures of each of the changes step's two generated crawls")
     parser.add_argument("--guard-max", type=float, default=1.10,
                         help="fail when a guarded run takes more than this times the baseline's")
     args = parser.parse_args()
     args.out = str(Path(args.out).resolve())
     args.shared = str(Path(args.shared).resolve())
     results = {"machine": machine(), "reps": args.reps, "parse": [], "verdicts": [], "python": [], "e2e": [],
-               "crawl": [], "guard": [], "guard_max": args.guard_max, "query": [], "sites": [], "failures": []}
+               "crawl": [], "guard": [], "guard_max": args.guard_max, "query": [], "sites": [], "changes": [],
+               "failures": []}
     only = args.only.split(",")
     # The crawl slice needs only the robots-census binary.
-    paths = build(results, benches=bool(set(only) - {"crawl", "guard", "python", "query", "sites"}))
+    paths = build(results, benches=bool(set(only) - {"crawl", "guard", "python", "query", "sites",
+                                                          "changes"}))
     steps = {"parse": bench_parse, "verdicts": bench_verdicts, "python": bench_python_step,
              "e2e": bench_e2e,
              "guard": bench_guard_step, "crawl": bench_crawl_step,
              "query": lambda a, p, r: bench_query.run(a, p, r, timed, step),
-             "sites": lambda a, p, r: bench_sites.run(a, p, r, timed, step)}
+             "sites": lambda a, p, r: bench_sites.run(a, p, r, timed, step),
+             "changes": lambda a, p, r: bench_changes.run(a, p, r, timed, step)}
     for name in only:
         steps[name](args, paths, results)
     report = render(results)

@@ -3,8 +3,10 @@
     spark-submit [--files target/release/robots-census] spark/robots_census_spark.py \\
         [--binary PATH] RUN_ARGS...
     spark-submit ... spark/robots_census_spark.py --step sites [--binary PATH] OUT [OPTIONS]
+    spark-submit ... spark/robots_census_spark.py --step changes [--binary PATH] OUT \
+        --from CRAWL --to CRAWL
 
-(`--step sites` runs the sites step as Spark SQL: see spark/robots_census_sql.py.)
+(`--step sites|changes` runs that study step as Spark SQL: see spark/robots_census_sql.py.)
 
 RUN_ARGS are the arguments of `robots-census run` exactly as on one machine: inputs,
 `--inputs-from LIST`, `--out OUT`, `--tables`, `--inputs-per-task K`, ... Inputs, the list
