@@ -107,7 +107,8 @@ java:
 # The Spark job (spark/robots_census_spark.py) in local mode over the bundled samples,
 # the binary shipped with --files as on a cluster: a complete dataset with _SUCCESS in
 # $(SPARK_OUT), then the sites step as Spark SQL (--step sites: queries/steps/sites.sql),
-# whose rows are compared with the binary's step on a copy of the dataset. Rerunning it
+# whose rows are compared with the binary's step on a copy of the dataset, then the changes
+# step the same way (--step changes: queries/steps/changes.sql). Rerunning it
 # skips the tasks already committed.
 SPARK_OUT    ?= spark-out
 SPARK_MASTER ?= local[2,3]
@@ -117,6 +118,9 @@ SPARK_SUBMIT  = PATH="$(abspath $(VENV))/bin:$$PATH" PYSPARK_PYTHON=$(abspath $(
 	  --conf spark.driver.bindAddress=127.0.0.1 --conf spark.driver.host=127.0.0.1 \
 	  --conf spark.log.level=WARN --files $(BIN) spark/robots_census_spark.py
 SITES_ROWS    = -e 'SELECT * FROM sites ORDER BY crawl, site, agent' --format csv
+# The samples hold two crawls: CC-MAIN-2026-48 and `unknown` (the CSV dump, no crawl id).
+CHANGES_PAIR  = --from CC-MAIN-2026-48 --to unknown
+CHANGES_ROWS  = -e 'SELECT * FROM changes ORDER BY site, change, agent, directive, value' --format csv
 spark-demo: build venv java
 	$(SPARK_SUBMIT) \
 	  data-samples/cc-robotstxt-sample.warc.gz data-samples/IAH-urls-wget.warc.gz data-samples/robots-dump.csv.gz \
@@ -129,6 +133,12 @@ spark-demo: build venv java
 	$(BIN) query $(SPARK_OUT).binary $(SITES_ROWS) > $(SPARK_OUT)/sites-binary.csv
 	cmp $(SPARK_OUT)/sites-spark.csv $(SPARK_OUT)/sites-binary.csv
 	@echo "the sites table Spark SQL wrote equals the binary's: $$(($$(wc -l < $(SPARK_OUT)/sites-spark.csv) - 1)) rows"
+	$(SPARK_SUBMIT) --step changes $(SPARK_OUT) $(CHANGES_PAIR)
+	$(BIN) changes $(SPARK_OUT).binary $(CHANGES_PAIR) --quiet
+	$(BIN) query $(SPARK_OUT) $(CHANGES_ROWS) > $(SPARK_OUT)/changes-spark.csv
+	$(BIN) query $(SPARK_OUT).binary $(CHANGES_ROWS) > $(SPARK_OUT)/changes-binary.csv
+	cmp $(SPARK_OUT)/changes-spark.csv $(SPARK_OUT)/changes-binary.csv
+	@echo "the changes Spark SQL wrote equal the binary's: $$(($$(wc -l < $(SPARK_OUT)/changes-spark.csv) - 1)) rows"
 
 # SCALING.md's local check: 200 Common Crawl-sized inputs (built once into scale-out/ from
 # ../shared), one process vs 4 shards one after another and all at once, outputs compared.
