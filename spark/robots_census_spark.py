@@ -3,7 +3,7 @@
     spark-submit [--files target/release/robots-census] spark/robots_census_spark.py \\
         [--binary PATH] RUN_ARGS...
     spark-submit ... spark/robots_census_spark.py --step sites [--binary PATH] OUT [OPTIONS]
-    spark-submit ... spark/robots_census_spark.py --step changes [--binary PATH] OUT \
+    spark-submit ... spark/robots_census_spark.py --step changes [--binary PATH] OUT \\
         --from CRAWL --to CRAWL
 
 (`--step sites|changes` runs that study step as Spark SQL: see spark/robots_census_sql.py.)

@@ -32,7 +32,7 @@ The rows equal the binary's step's (tests/it/spark.rs compares them row by row);
 files differ (Spark's names, row groups and encodings; doc_id as BINARY, which the
 readers of robots-census accept).
 
-    spark-submit ... spark/robots_census_spark.py --step changes [--binary PATH] OUT \
+    spark-submit ... spark/robots_census_spark.py --step changes [--binary PATH] OUT \\
         --from CRAWL --to CRAWL [--queries DIR]
 
 compares two crawls of OUT's sites table (made from this state of the dataset, by either
@@ -447,6 +447,13 @@ def check_crawls(spark, crawl_from, crawl_to):
                         f" {key_b} --status-semantics {sem_b}: rerun `robots-census sites`")
 
 
+def partition_dir(crawl):
+    """`crawl=<crawl>` with every character but ASCII letters, digits, '.', '-' and '_' as
+    '_', as src/output/dataset.rs (partition_dir) names a crawl's directory."""
+    safe = "".join(c if (c.isascii() and c.isalnum()) or c in ".-_" else "_" for c in crawl)
+    return f"crawl={safe}"
+
+
 def record_state(table_dir, state, added):
     """Adds `added` (paths relative to table_dir) to table_dir/_state.json for `state`;
     entries recorded for another state, or whose file is gone, are dropped. Written
@@ -501,7 +508,9 @@ def changes_step(spark, binary, args):
     rows = spark.sql(step[0]).coalesce(1)
 
     table_dir = os.path.join(out, "changes")
-    relative = f"from_crawl={options['from']}/to_crawl={options['to']}/part-0.parquet"
+    # Where the binary writes it (src/changes/write.rs).
+    relative = (f"from_{partition_dir(options['from'])}/to_{partition_dir(options['to'])}"
+                "/part-0.parquet")
     staging = os.path.join(out, f".changes.spark-{os.getpid()}.tmp")
     shutil.rmtree(staging, ignore_errors=True)
     try:
