@@ -13,11 +13,13 @@
 --                      from_crawl VARCHAR   --from, the earlier crawl
 --                      to_crawl VARCHAR     --to, the later crawl
 --
--- `robots-census changes` still runs src/changes/; `spark/robots_census_spark.py --step
--- changes OUT --from A --to B` runs this file (spark/robots_census_sql.py makes the views
+-- `robots-census changes` still runs src/changes/ (in the embedded engine this file takes
+-- 2.2 times its wall time: BENCHMARKS.md, "The changes step as SQL");
+-- `spark/robots_census_spark.py --step changes OUT --from A --to B` runs this file (spark/robots_census_sql.py makes the views
 -- and writes the partition). Run it by hand in DuckDB or Spark SQL after `CREATE OR
 -- REPLACE VIEW changes_options AS SELECT 'CC-MAIN-2026-01' AS from_crawl,
--- 'CC-MAIN-2026-02' AS to_crawl` (and, in Spark, queries/preamble/spark.sql).
+-- 'CC-MAIN-2026-02' AS to_crawl` (and, in Spark, queries/preamble/spark.sql and the
+-- `unnest` alias of explode that spark/robots_census_sql.py registers: SQL cannot make it).
 -- tests/it/changes.rs (sql_step_gives_the_rust_change_rows) requires the Rust step's
 -- rows from this file in the embedded engine, DuckDB and Spark SQL.
 --
