@@ -593,6 +593,17 @@ fn spark_sites_step_writes_the_binarys_rows() {
         tail(&job.stdout, 3000),
         tail(&job.stderr, 6000)
     );
+    // Spark's file now (the binary's footer names robots-census as its writer).
+    let footer = parquet::file::reader::SerializedFileReader::new(
+        std::fs::File::open(out.join("changes").join(&pair)).expect("open the changes file"),
+    )
+    .expect("a Parquet footer");
+    let writer = parquet::file::reader::FileReader::metadata(&footer)
+        .file_metadata()
+        .created_by()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(writer.starts_with("parquet-mr"), "written by {writer}");
     let spark_rows = crate::sites::rows(pair_dir);
     assert_eq!(spark_rows.len(), binary_rows.len(), "change rows");
     for (i, (h, w)) in spark_rows.iter().zip(&binary_rows).enumerate() {
