@@ -719,33 +719,7 @@ fn sql_step_gives_the_rust_sites_rows() {
     assert!(ranked_rows > 0, "some combinations had ranked sites");
     // DuckDB (through the dataset's _views.sql) and Spark SQL (local mode), each
     // running every file in one session, against the Rust step's rows.
-    let duckdb = Command::new(python())
-        .arg(repo().join("tests/queries/run_queries.py"))
-        .arg(out.join("_views.sql"))
-        .args(&files)
-        .output()
-        .expect("run tests/queries/run_queries.py");
-    assert!(
-        duckdb.status.success(),
-        "DuckDB: {}",
-        String::from_utf8_lossy(&duckdb.stderr)
-    );
-    let spark = Command::new(python())
-        .arg(repo().join("tests/queries/run_queries_spark.py"))
-        .arg("--preamble")
-        .arg(repo().join("queries/preamble/spark.sql"))
-        .arg(&out)
-        .args(&files)
-        .env("SPARK_LOCAL_IP", "127.0.0.1")
-        .output()
-        .expect("run tests/queries/run_queries_spark.py");
-    assert!(
-        spark.status.success(),
-        "Spark: {}",
-        String::from_utf8_lossy(&spark.stderr)
-    );
-    for (engine, stdout) in [("DuckDB", &duckdb.stdout), ("Spark", &spark.stdout)] {
-        let results = crate::support::results_by_file(stdout);
+    for (engine, results) in crate::support::duckdb_and_spark_results(&out, &files) {
         assert_eq!(results.len(), files.len(), "{engine}: every file ran");
         for (n, (combo, want)) in wants.iter().enumerate() {
             // The Rust step's table, as the embedded engine read it back.
