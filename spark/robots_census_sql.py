@@ -204,41 +204,58 @@ def register_function_aliases(spark):
             ident(alias, jvm.scala.Some("session"), jvm.scala.Some("system")), info, builder)
 
 
-# ------------------------------------------------------------------ --step sites
+# ------------------------------------------------------------------ step arguments
 
-def parse_sites_args(args):
-    """(out, options) from the step's arguments."""
-    options = {"site_key": "host", "status_semantics": "rfc9309", "agents": None,
-               "with_ranks": False,
-               "queries": os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "queries")}
-    flags = {"--site-key": "site_key", "--status-semantics": "status_semantics",
-             "--agents": "agents", "--queries": "queries"}
+QUERIES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "queries")
+
+
+def parse_step_args(step, args, options, flags, switches=None, refused=None):
+    """(out, options) from a step's arguments: OUT, `--flag VALUE` / `--flag=VALUE` for
+    FLAGS ({option: key of OPTIONS}), the options of SWITCHES ({option: key}) without a
+    value (set to True), and those of REFUSED ({option: message}) refused with their
+    message. OPTIONS holds the defaults and is filled in. OUT is required and must be a
+    path on a shared file system; it is returned absolute."""
+    switches, refused = switches or {}, refused or {}
     out, rest = None, list(args)
     while rest:
         arg = rest.pop(0)
         name, eq, value = arg.partition("=")
-        if name == "--ranks":
-            raise StepError("--ranks: the Spark step does not parse a ranks file; run "
-                            "`robots-census sites OUT --ranks FILE` once, then --with-ranks")
-        if arg == "--with-ranks":
-            options["with_ranks"] = True
-            continue
-        if name in flags:
+        if name in refused:
+            raise StepError(refused[name])
+        if arg in switches:
+            options[switches[arg]] = True
+        elif name in flags:
             if not eq:
                 if not rest:
                     raise StepError(f"{name} needs a value")
                 value = rest.pop(0)
             options[flags[name]] = value
         elif arg.startswith("-"):
-            raise StepError(f"unknown option {arg} for --step sites")
+            raise StepError(f"unknown option {arg} for --step {step}")
         elif out is None:
             out = arg
         else:
             raise StepError(f"one dataset only (got {out} and {arg})")
     if out is None:
-        raise StepError("--step sites needs the dataset: --step sites OUT [options]")
+        raise StepError(f"--step {step} needs the dataset: --step {step} OUT [options]")
     if "://" in out:
         raise StepError(f"{out}: the Spark step writes derived tables on a shared file system only")
+    return os.path.abspath(out), options
+
+
+# ------------------------------------------------------------------ --step sites
+
+def parse_sites_args(args):
+    """(out, options) from the step's arguments."""
+    out, options = parse_step_args(
+        "sites", args,
+        {"site_key": "host", "status_semantics": "rfc9309", "agents": None,
+         "with_ranks": False, "queries": QUERIES},
+        {"--site-key": "site_key", "--status-semantics": "status_semantics",
+         "--agents": "agents", "--queries": "queries"},
+        switches={"--with-ranks": "with_ranks"},
+        refused={"--ranks": "--ranks: the Spark step does not parse a ranks file; run "
+                            "`robots-census sites OUT --ranks FILE` once, then --with-ranks"})
     if options["site_key"] not in SITE_KEYS:
         raise StepError(f"--site-key {options['site_key']}: one of {', '.join(SITE_KEYS)}")
     if options["status_semantics"] not in STATUS_SEMANTICS:
@@ -249,7 +266,7 @@ def parse_sites_args(args):
         if not tokens:
             raise StepError("--agents: no agent tokens given")
         options["agents"] = tokens
-    return os.path.abspath(out), options
+    return out, options
 
 
 def dataset_state(binary, out):
@@ -385,31 +402,13 @@ def sites_step(spark, binary, args):
 
 def parse_changes_args(args):
     """(out, options) from the step's arguments."""
-    options = {"from": None, "to": None,
-               "queries": os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "queries")}
-    flags = {"--from": "from", "--to": "to", "--queries": "queries"}
-    out, rest = None, list(args)
-    while rest:
-        arg = rest.pop(0)
-        name, eq, value = arg.partition("=")
-        if name in flags:
-            if not eq:
-                if not rest:
-                    raise StepError(f"{name} needs a value")
-                value = rest.pop(0)
-            options[flags[name]] = value
-        elif arg.startswith("-"):
-            raise StepError(f"unknown option {arg} for --step changes")
-        elif out is None:
-            out = arg
-        else:
-            raise StepError(f"one dataset only (got {out} and {arg})")
-    if out is None or options["from"] is None or options["to"] is None:
-        raise StepError("--step changes needs the dataset and two crawls:"
+    out, options = parse_step_args(
+        "changes", args, {"from": None, "to": None, "queries": QUERIES},
+        {"--from": "from", "--to": "to", "--queries": "queries"})
+    if options["from"] is None or options["to"] is None:
+        raise StepError("--step changes needs two crawls:"
                         " --step changes OUT --from CRAWL --to CRAWL")
-    if "://" in out:
-        raise StepError(f"{out}: the Spark step writes derived tables on a shared file system only")
-    return os.path.abspath(out), options
+    return out, options
 
 
 def sites_view(spark, out, state):
