@@ -22,6 +22,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from bench_common import ratio_table
+
 REPO = Path(__file__).resolve().parent.parent
 CRAWLS = ("CC-MAIN-2026-01", "CC-MAIN-2026-05")
 
@@ -88,19 +90,11 @@ def run(args, paths, results, timed, step):
 
 
 def render(rows):
-    if not rows:
-        return []
-    out = ["## The changes step, and the study steps on Spark SQL", "",
-           "Two generated CSV crawls of the same sites (scripts/make_sites_crawl.py, the second",
-           "with one capture in ten drawn again). Ratios are to the `run` of both crawls in the",
-           "same bench run. Spark rows: one run each, local[2], 2 GiB driver.", "",
-           "| captures | what | s | peak RSS MiB | x run |", "|---|---|---|---|---|"]
-    runs = {r["captures"]: r["seconds"] for r in rows if r["what"].startswith("run ")}
-    for r in rows:
-        base = runs.get(r["captures"])
-        ratio = r["seconds"] / base if base else float("nan")
-        out.append(f"| {r['captures']} | {r['what']} | {r['seconds']:.2f} | {r['rss_mib']:.0f} | {ratio:.2f} |")
-    return out + [""]
+    return ratio_table(
+        "## The changes step, and the study steps on Spark SQL",
+        ["Two generated CSV crawls of the same sites (scripts/make_sites_crawl.py, the second",
+         "with one capture in ten drawn again). Ratios are to the `run` of both crawls in the",
+         "same bench run. Spark rows: one run each, local[2], 2 GiB driver."], rows)
 
 
 if __name__ == "__main__":

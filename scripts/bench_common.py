@@ -1,4 +1,5 @@
-"""Shared helpers for the benchmark scripts: corpus discovery, WARC record framing, agents.
+"""Shared helpers for the benchmark scripts: corpus discovery, WARC record framing, agents,
+the study steps' result tables.
 
 Everything here is deterministic. The corpus bodies are read from ``<shared>/corpus/robots``
 (``../shared`` beside the repository) and never copied into the repository.
@@ -69,3 +70,19 @@ def read_questions(path, shared, every, cap=None):
         rel, *urls = line.split("\t")
         docs.append(((root / rel).read_bytes()[:cap], urls))
     return agents, docs
+
+
+def ratio_table(heading, intro, rows):
+    """A study-step bench section: HEADING, the INTRO lines, then one table row per
+    result (captures, what, s, peak RSS, and the ratio to the `run ...` row of the same
+    captures in the same bench run). No rows: no section."""
+    if not rows:
+        return []
+    out = [heading, "", *intro, "",
+           "| captures | what | s | peak RSS MiB | x run |", "|---|---|---|---|---|"]
+    runs = {r["captures"]: r["seconds"] for r in rows if r["what"].startswith("run ")}
+    for r in rows:
+        base = runs.get(r["captures"])
+        ratio = r["seconds"] / base if base else float("nan")
+        out.append(f"| {r['captures']} | {r['what']} | {r['seconds']:.2f} | {r['rss_mib']:.0f} | {ratio:.2f} |")
+    return out + [""]

@@ -19,6 +19,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from bench_common import ratio_table
+
 REPO = Path(__file__).resolve().parent.parent
 OPTIONS = ("CREATE OR REPLACE VIEW sites_options AS SELECT 'host' AS site_key, "
            "'rfc9309' AS status_semantics, CAST(NULL AS STRING) AS agents, "
@@ -69,18 +71,10 @@ def run(args, paths, results, timed, step):
 
 
 def render(rows):
-    if not rows:
-        return []
-    out = ["## The sites step: Rust, and its SQL in the embedded engine and DuckDB", "",
-           "Generated CSV crawls (scripts/make_sites_crawl.py). Ratios are to `run --tables",
-           "agents` on the same crawl in the same bench run.", "",
-           "| captures | what | s | peak RSS MiB | x run |", "|---|---|---|---|---|"]
-    runs = {r["captures"]: r["seconds"] for r in rows if r["what"].startswith("run ")}
-    for r in rows:
-        base = runs.get(r["captures"])
-        ratio = r["seconds"] / base if base else float("nan")
-        out.append(f"| {r['captures']} | {r['what']} | {r['seconds']:.2f} | {r['rss_mib']:.0f} | {ratio:.2f} |")
-    return out + [""]
+    return ratio_table(
+        "## The sites step: Rust, and its SQL in the embedded engine and DuckDB",
+        ["Generated CSV crawls (scripts/make_sites_crawl.py). Ratios are to `run --tables",
+         "agents` on the same crawl in the same bench run."], rows)
 
 
 if __name__ == "__main__":
