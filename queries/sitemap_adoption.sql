@@ -45,24 +45,48 @@ per_host AS (
     LEFT JOIN sitemaps s USING (doc_id)
     GROUP BY p.host
 ),
+-- Every measure in one aggregation over per_host, then one row per measure by a join
+-- with their names: DataFusion computes a CTE again at each reference, and a UNION of
+-- seven aggregations over per_host ran the latest-capture window eight times.
+totals AS (
+    SELECT count(*) AS robots_hosts,
+           sum(lines) AS robots_lines,
+           count(*) FILTER (WHERE lines > 0) AS any_hosts,
+           sum(lines) FILTER (WHERE lines > 0) AS any_lines,
+           count(*) FILTER (WHERE absolute > 0) AS absolute_hosts,
+           sum(absolute) FILTER (WHERE absolute > 0) AS absolute_lines,
+           count(*) FILTER (WHERE lines > 0 AND absolute = 0) AS not_absolute_hosts,
+           sum(lines) FILTER (WHERE lines > 0 AND absolute = 0) AS not_absolute_lines,
+           count(*) FILTER (WHERE same_host > 0) AS same_hosts,
+           sum(same_host) FILTER (WHERE same_host > 0) AS same_lines,
+           count(*) FILTER (WHERE cross_host > 0) AS cross_hosts,
+           sum(cross_host) FILTER (WHERE cross_host > 0) AS cross_lines,
+           count(*) FILTER (WHERE cross_host > 0 AND same_host = 0) AS only_cross_hosts,
+           sum(cross_host) FILTER (WHERE cross_host > 0 AND same_host = 0) AS only_cross_lines
+    FROM per_host
+),
+names(o, measure) AS (
+    VALUES (1, 'robots_hosts'), (2, 'any_sitemap'), (3, 'absolute'), (4, 'only_not_absolute'),
+           (5, 'same_host'), (6, 'cross_host'), (7, 'only_cross_host')
+),
 measures AS (
-    SELECT 1 AS o, 'robots_hosts' AS measure, count(*) AS hosts, sum(lines) AS sitemap_lines FROM per_host
-    UNION ALL
-    SELECT 2, 'any_sitemap', count(*), sum(lines) FROM per_host WHERE lines > 0
-    UNION ALL
-    SELECT 3, 'absolute', count(*), sum(absolute) FROM per_host WHERE absolute > 0
-    UNION ALL
-    SELECT 4, 'only_not_absolute', count(*), sum(lines) FROM per_host WHERE lines > 0 AND absolute = 0
-    UNION ALL
-    SELECT 5, 'same_host', count(*), sum(same_host) FROM per_host WHERE same_host > 0
-    UNION ALL
-    SELECT 6, 'cross_host', count(*), sum(cross_host) FROM per_host WHERE cross_host > 0
-    UNION ALL
-    SELECT 7, 'only_cross_host', count(*), sum(cross_host) FROM per_host WHERE cross_host > 0 AND same_host = 0
+    SELECT n.o,
+           n.measure,
+           CASE n.o WHEN 1 THEN t.robots_hosts WHEN 2 THEN t.any_hosts
+                    WHEN 3 THEN t.absolute_hosts WHEN 4 THEN t.not_absolute_hosts
+                    WHEN 5 THEN t.same_hosts WHEN 6 THEN t.cross_hosts
+                    ELSE t.only_cross_hosts END AS hosts,
+           CASE n.o WHEN 1 THEN t.robots_lines WHEN 2 THEN t.any_lines
+                    WHEN 3 THEN t.absolute_lines WHEN 4 THEN t.not_absolute_lines
+                    WHEN 5 THEN t.same_lines WHEN 6 THEN t.cross_lines
+                    ELSE t.only_cross_lines END AS sitemap_lines,
+           t.robots_hosts
+    FROM names n
+    CROSS JOIN totals t
 )
 SELECT measure,
        hosts,
-       round(100.0 * CAST(hosts AS DOUBLE) / nullif((SELECT count(*) FROM per_host), 0), 2) AS hosts_pct,
+       round(100.0 * CAST(hosts AS DOUBLE) / nullif(robots_hosts, 0), 2) AS hosts_pct,
        coalesce(sitemap_lines, 0) AS sitemap_lines
 FROM measures
 ORDER BY o;

@@ -33,6 +33,7 @@ pub mod limits;
 pub mod output;
 pub mod pipeline;
 pub mod progress;
+#[cfg(feature = "study")]
 pub mod report;
 pub mod robots;
 pub mod sites;

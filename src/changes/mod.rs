@@ -8,9 +8,8 @@
 //!
 //! A subcommand rather than a table the sites step writes: which crawls to compare is
 //! the user's choice (consecutive, a year apart, ...), and one `sites` run over N crawls
-//! would otherwise write N-1 comparisons nobody asked for. [`consecutive`] gives the
-//! per-agent summary over every consecutive pair without writing, for reports; it
-//! equals `queries/changes_by_agent.sql`.
+//! would otherwise write N-1 comparisons nobody asked for. The per-agent summary over
+//! every consecutive pair, which the report shows, is `queries/changes_by_agent.sql`.
 
 mod diff;
 mod read;
@@ -174,21 +173,4 @@ pub fn run(out: &Path, from: &str, to: &str) -> Result<(Summary, PathBuf), Chang
 /// sort by time).
 pub fn crawls(out: &Path) -> Result<Vec<String>, ChangesError> {
     Ok(open(out)?.1.into_keys().collect())
-}
-
-/// The summary per agent of every consecutive pair of crawls of `<out>/sites/`
-/// (what `queries/changes_by_agent.sql` computes), for the report's trend chart.
-pub fn consecutive(out: &Path) -> Result<Vec<Summary>, ChangesError> {
-    // Each crawl's sites table is read once: the later crawl of a pair is the
-    // earlier one of the next.
-    let mut summaries = Vec::new();
-    let mut earlier: Option<read::CrawlSites> = None;
-    for (crawl, files) in open(out)?.1 {
-        let later = read::read_sites(&files, &crawl)?;
-        if let Some(a) = &earlier {
-            summaries.push(compare_sites(out, a, &later, &mut |_| Ok(()))?);
-        }
-        earlier = Some(later);
-    }
-    Ok(summaries)
 }

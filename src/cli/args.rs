@@ -448,7 +448,9 @@ pub struct AuditArgs {
 const REPORT_AFTER_HELP: &str = "\
 Reads <OUT>/sites (per-crawl figures) and <OUT>/documents, groups, sitemaps and errors
 (per-host figures, latest capture per host) and writes one HTML file: inline SVG charts,
-each with its numbers in a table, no script, nothing fetched. With any of --site-key,
+each with its numbers in a table, no script, nothing fetched. Each table is the result of
+the file of queries/ its caption names, run by the embedded engine (as `robots-census
+query` runs it; --memory-limit and --spill-dir as there). With any of --site-key,
 --status-semantics, --ranks, --agents the sites step runs first with them (replacing
 <OUT>/sites, as `robots-census sites OUT ...` would); without them the stored sites table
 is used (the step runs with defaults when there is none). See README.md.
@@ -485,6 +487,14 @@ pub struct ReportArgs {
     /// As `sites --agents` (runs the sites step first).
     #[arg(long, value_name = "LIST|@FILE")]
     pub agents: Option<String>,
+
+    /// Memory the query engine may hold before it spills to disk, e.g. 256MiB, 4GiB.
+    #[arg(long, value_name = "SIZE", default_value = "1GiB")]
+    pub memory_limit: String,
+
+    /// Directory for the engine's spill files (default: the system's temporary directory).
+    #[arg(long, value_name = "DIR")]
+    pub spill_dir: Option<PathBuf>,
 
     /// No summary on stderr.
     #[arg(long, short)]

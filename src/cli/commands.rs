@@ -266,8 +266,24 @@ fn query_checked(args: &QueryArgs) -> Result<(), String> {
         .map_err(|e| e.to_string())
 }
 
+/// A binary built without the study engine: the report runs queries on it.
+#[cfg(not(feature = "study"))]
+pub fn report(_args: &ReportArgs) -> Exit {
+    fail(
+        Exit::Usage,
+        "this binary was built without the study engine, which runs the report's queries \
+         (cargo feature `study`, on by default; `make run` leaves it out to build faster): \
+         build it with `make build` or `cargo build --release`",
+    )
+}
+
+#[cfg(feature = "study")]
 pub fn report(args: &ReportArgs) -> Exit {
-    match crate::report::build(&args.options()) {
+    let options = match args.options() {
+        Ok(options) => options,
+        Err(message) => return fail(Exit::Usage, message),
+    };
+    match crate::report::build(&options) {
         Ok(summary) => {
             for warning in &summary.warnings {
                 eprintln!("robots-census: warning: {warning}");

@@ -5,7 +5,9 @@
 use std::ffi::OsString;
 use std::time::Duration;
 
-use super::args::{AuditArgs, CheckArgs, ReportArgs, RunArgs, SitesArgs};
+#[cfg(feature = "study")]
+use super::args::ReportArgs;
+use super::args::{AuditArgs, CheckArgs, RunArgs, SitesArgs};
 use crate::check::CheckOptions;
 use crate::config::{parse_shard, ConfigError, InputsAsked, RunOptions};
 use crate::input::CsvOptions;
@@ -108,10 +110,11 @@ impl SitesArgs {
     }
 }
 
+#[cfg(feature = "study")]
 impl ReportArgs {
     /// Any of the sites step's options given runs the step with them (the others at
     /// their defaults).
-    pub fn options(&self) -> crate::report::Options {
+    pub fn options(&self) -> Result<crate::report::Options, String> {
         let given = self.site_key.is_some()
             || self.status_semantics.is_some()
             || self.ranks.is_some()
@@ -123,11 +126,16 @@ impl ReportArgs {
             ranks: self.ranks.clone(),
             agents: self.agents.as_deref().map(AgentsArg::parse),
         });
-        crate::report::Options {
+        Ok(crate::report::Options {
             out: self.out.clone(),
             output: self.output.clone(),
             sites,
-        }
+            engine: crate::study::EngineOptions {
+                memory_limit: memory_limit(&self.memory_limit)?,
+                spill_dir: self.spill_dir.clone(),
+                threads: 0,
+            },
+        })
     }
 }
 
@@ -188,16 +196,18 @@ impl super::args::QueryArgs {
 
     pub fn options(&self) -> Result<crate::study::EngineOptions, String> {
         Ok(crate::study::EngineOptions {
-            memory_limit: parse_size(&self.memory_limit).ok_or_else(|| {
-                format!(
-                    "--memory-limit {:?}: give a size such as 512MiB or 4GiB",
-                    self.memory_limit
-                )
-            })?,
+            memory_limit: memory_limit(&self.memory_limit)?,
             spill_dir: self.spill_dir.clone(),
             threads: self.threads,
         })
     }
+}
+
+/// `--memory-limit`'s value in bytes.
+#[cfg(feature = "study")]
+fn memory_limit(text: &str) -> Result<usize, String> {
+    parse_size(text)
+        .ok_or_else(|| format!("--memory-limit {text:?}: give a size such as 512MiB or 4GiB"))
 }
 
 /// A byte size: a number with an optional unit, K/M/G/T (powers of 1024, as DataFusion
@@ -312,16 +322,46 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "study")]
     fn report_runs_the_sites_step_only_when_its_options_are_given() {
         let Command::Report(args) = parse(&["report", "out", "-o", "r.html"]) else {
             panic!("not report");
         };
-        assert!(args.options().sites.is_none());
+        let options = args.options().expect("valid");
+        assert!(options.sites.is_none());
+        assert_eq!(options.engine.memory_limit, 1 << 30);
+        let Command::Report(args) = parse(&[
+            "report",
+            "out",
+            "-o",
+            "r.html",
+            "--memory-limit",
+            "256MiB",
+            "--spill-dir",
+            "/tmp/spill",
+        ]) else {
+            panic!("not report");
+        };
+        let options = args.options().expect("valid");
+        assert_eq!(options.engine.memory_limit, 256 << 20);
+        assert_eq!(
+            options.engine.spill_dir.as_deref(),
+            Some(std::path::Path::new("/tmp/spill"))
+        );
+        let Command::Report(args) =
+            parse(&["report", "out", "-o", "r.html", "--memory-limit", "lots"])
+        else {
+            panic!("not report");
+        };
+        assert!(args
+            .options()
+            .err()
+            .is_some_and(|e| e.contains("--memory-limit \"lots\"")));
         let Command::Report(args) = parse(&["report", "out", "-o", "r.html", "--agents", "GPTBot"])
         else {
             panic!("not report");
         };
-        let sites = args.options().sites.expect("sites options");
+        let sites = args.options().expect("valid").sites.expect("sites options");
         assert_eq!(sites.site_key, crate::sites::SiteKey::Host);
         assert_eq!(
             sites.agents,

@@ -1,6 +1,5 @@
 //! The report's crawl-over-crawl section: per agent and consecutive pair of crawls,
-//! sites that started and stopped fully blocking it, from the changes step's
-//! summaries ([`crate::changes::consecutive`], which equals
+//! sites that started and stopped fully blocking it (the rows of
 //! `queries/changes_by_agent.sql`).
 
 use maud::{html, Markup};
@@ -8,24 +7,64 @@ use serde_json::json;
 
 use super::charts::{diverging, PALETTE};
 use super::html::{caption, cell, int, key, section, th, Layout};
-use crate::changes::Summary;
+use super::queries::{Row, Rows};
+use super::ReportError;
+
+/// One row of `changes_by_agent.sql`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Change {
+    pub from_crawl: String,
+    pub to_crawl: String,
+    pub agent: String,
+    pub blocks_added: u64,
+    pub blocks_removed: u64,
+    pub net: i64,
+}
+
+impl Change {
+    fn of(row: &Row<'_>) -> Result<Change, ReportError> {
+        Ok(Change {
+            from_crawl: row.text("from_crawl")?,
+            to_crawl: row.text("to_crawl")?,
+            agent: row.text("agent")?,
+            blocks_added: row.count("blocks_added")?,
+            blocks_removed: row.count("blocks_removed")?,
+            net: row.int("net")?.unwrap_or(0),
+        })
+    }
+}
+
+/// The query's rows.
+pub fn from_rows(rows: &Rows) -> Result<Vec<Change>, ReportError> {
+    rows.map(Change::of)
+}
 
 /// The section, or `None` for a dataset of fewer than two crawls (nothing to compare).
-pub(super) fn changes_section(pairs: &[Summary]) -> Option<Markup> {
-    if pairs.is_empty() {
+/// With two or more crawls but no row (no site in two consecutive crawls), the
+/// section says so.
+pub(super) fn changes_section(changes: &[Change], crawls: usize) -> Option<Markup> {
+    if crawls < 2 {
         return None;
     }
+    if changes.is_empty() {
+        return Some(html! {
+            section id="changes" {
+                h2 { "Changes between crawls" }
+                p class="note" {
+                    "No site has a capture in two consecutive crawls, so there is nothing to compare ("
+                    span class="q" { "queries/changes_by_agent.sql" } " returns no row)."
+                }
+            }
+        });
+    }
     // Agent by agent, each agent's pairs in crawl order (as the blocking section).
-    let mut rows: Vec<(&Summary, &crate::changes::AgentSummary)> = pairs
-        .iter()
-        .flat_map(|s| s.agents.iter().map(move |a| (s, a)))
-        .collect();
-    rows.sort_by(|x, y| (&x.1.agent, &x.0.from_crawl).cmp(&(&y.1.agent, &y.0.from_crawl)));
+    let mut rows: Vec<&Change> = changes.iter().collect();
+    rows.sort_by(|x, y| (&x.agent, &x.from_crawl).cmp(&(&y.agent, &y.from_crawl)));
     let bars: Vec<(String, f64, f64)> = rows
         .iter()
-        .map(|(s, a)| {
+        .map(|a| {
             (
-                format!("{} · {}", a.agent, s.to_crawl),
+                format!("{} · {}", a.agent, a.to_crawl),
                 a.blocks_removed as f64,
                 a.blocks_added as f64,
             )
@@ -46,11 +85,11 @@ pub(super) fn changes_section(pairs: &[Summary]) -> Option<Markup> {
                 (th("blocks_added", "Blocks added")) (th("blocks_removed", "Blocks removed")) (th("net", "Net"))
             } }
             tbody {
-                @for (s, a) in &rows {
-                    tr data-key=(key(json!({"from_crawl": s.from_crawl, "to_crawl": s.to_crawl, "agent": a.agent}))) {
+                @for a in &rows {
+                    tr data-key=(key(json!({"from_crawl": a.from_crawl, "to_crawl": a.to_crawl, "agent": a.agent}))) {
                         th scope="row" data-col="agent" { (a.agent) }
-                        td data-col="from_crawl" { (s.from_crawl) }
-                        td data-col="to_crawl" { (s.to_crawl) }
+                        td data-col="from_crawl" { (a.from_crawl) }
+                        td data-col="to_crawl" { (a.to_crawl) }
                         (cell("blocks_added", int(a.blocks_added)))
                         (cell("blocks_removed", int(a.blocks_removed)))
                         (cell("net", signed(a.net)))

@@ -1,12 +1,11 @@
 //! The per-crawl numbers of the report, from the `sites` table (one deciding capture
-//! per crawl and site, under the sites step's options): status classes per crawl
-//! (`queries/site_status_by_crawl.sql`) and agent blocking per crawl
-//! (`queries/agent_blocking_by_crawl.sql`). Each definition below is the query's.
+//! per crawl and site, under the sites step's options): the rows of
+//! `queries/site_status_by_crawl.sql` and `queries/agent_blocking_by_crawl.sql`, and
+//! what the report's header query says of the table's options.
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
-use std::path::Path;
+use std::collections::BTreeMap;
 
-use super::read::for_each_row;
+use super::queries::{Row, Rows};
 use super::ReportError;
 use crate::sites::{PerClass, StatusClass};
 
@@ -25,25 +24,28 @@ pub struct Blocking {
     pub partially: u64,
     pub partially_named: u64,
     pub partially_star: u64,
+    /// Percent of `robots_sites`, as the query rounds them; null without a robots.txt.
+    pub fully_pct: Option<f64>,
+    pub partially_pct: Option<f64>,
 }
 
 impl Blocking {
-    pub fn fully_pct(&self) -> Option<f64> {
-        pct(self.fully, self.robots_sites)
+    fn of(row: &Row<'_>) -> Result<Blocking, ReportError> {
+        Ok(Blocking {
+            crawl: row.text("crawl")?,
+            agent: row.text("agent")?,
+            sites: row.count("sites")?,
+            robots_sites: row.count("robots_sites")?,
+            fully: row.count("fully")?,
+            fully_named: row.count("fully_named")?,
+            fully_star: row.count("fully_star")?,
+            partially: row.count("partially")?,
+            partially_named: row.count("partially_named")?,
+            partially_star: row.count("partially_star")?,
+            fully_pct: row.float("fully_pct")?,
+            partially_pct: row.float("partially_pct")?,
+        })
     }
-    pub fn partially_pct(&self) -> Option<f64> {
-        pct(self.partially, self.robots_sites)
-    }
-}
-
-/// `round(100.0 * n / nullif(d, 0), 2)` as DuckDB computes it.
-pub fn pct(n: u64, d: u64) -> Option<f64> {
-    (d > 0).then(|| round2(100.0 * n as f64 / d as f64))
-}
-
-/// Rounding to two decimals, half away from zero (DuckDB's `round`).
-pub fn round2(x: f64) -> f64 {
-    (x * 100.0).round() / 100.0
 }
 
 /// What the sites table says, per crawl.
@@ -58,123 +60,44 @@ pub struct Crawls {
     /// Agents in name order.
     pub agents: Vec<String>,
     /// The options the table records (`site_key`, `status_semantics`): every
-    /// distinct value, so a table mixing runs shows it.
-    pub site_keys: BTreeSet<String>,
-    pub semantics: BTreeSet<String>,
+    /// distinct value, comma-separated, so a table mixing runs shows it.
+    pub site_keys: String,
+    pub semantics: String,
     /// Sites with a rank (the table was made with `--ranks`).
     pub ranked_sites: u64,
 }
 
-/// Reads `<out>/sites` into the per-crawl numbers.
-pub fn read(out: &Path) -> Result<Crawls, ReportError> {
-    let mut classes: BTreeMap<String, PerClass<HashSet<String>>> = BTreeMap::new();
-    let mut blocking: BTreeMap<(String, String), Blocking> = BTreeMap::new();
-    let mut crawls = Crawls::default();
-    let mut ranked: HashSet<(String, String)> = HashSet::new();
-    let columns = [
-        "crawl",
-        "site",
-        "agent",
-        "status_class",
-        "google_class",
-        "root_allowed",
-        "named",
-        "rank",
-        "site_key",
-        "status_semantics",
-    ];
-    for_each_row(out, "sites", &columns, |row| {
-        let crawl = row.str("crawl")?.unwrap_or_default();
-        let site = row.str("site")?.unwrap_or_default();
-        let agent = row.str("agent")?.unwrap_or_default();
-        let class = row.str("status_class")?.unwrap_or_default();
+/// The per-crawl numbers from the results of `site_status_by_crawl`,
+/// `agent_blocking_by_crawl` and the header query.
+pub fn from_rows(status: &Rows, blocking: &Rows, header: &Rows) -> Result<Crawls, ReportError> {
+    let mut classes: BTreeMap<String, PerClass<u64>> = BTreeMap::new();
+    status.each(|row| {
+        let class = row.text("status_class")?;
         let Some(index) = StatusClass::ALL.iter().position(|c| c.as_str() == class) else {
             return Err(ReportError::Value {
                 table: "sites",
                 column: "status_class",
-                value: class.to_owned(),
+                value: class,
             });
         };
-        for (set, column) in [
-            (&mut crawls.site_keys, "site_key"),
-            (&mut crawls.semantics, "status_semantics"),
-        ] {
-            if let Some(v) = row.str(column)? {
-                if !set.contains(v) {
-                    set.insert(v.to_owned());
-                }
-            }
-        }
-        let per_crawl = classes.entry(crawl.to_owned()).or_default();
-        if !per_crawl[index].contains(site) {
-            per_crawl[index].insert(site.to_owned());
-        }
-        if row.int("rank")?.is_some() {
-            ranked.insert((crawl.to_owned(), site.to_owned()));
-        }
-        if StatusClass::ALL[index] == StatusClass::NoCapture {
-            return Ok(());
-        }
-        let b = blocking
-            .entry((crawl.to_owned(), agent.to_owned()))
-            .or_insert_with(|| Blocking {
-                crawl: crawl.to_owned(),
-                agent: agent.to_owned(),
-                ..Blocking::default()
-            });
-        b.sites += 1;
-        let is_robots = matches!(
-            StatusClass::ALL[index],
-            StatusClass::WithRules | StatusClass::NoRules
-        );
-        if !is_robots {
-            return Ok(());
-        }
-        b.robots_sites += 1;
-        let named = row.bool("named")?.unwrap_or(false);
-        // SQL's three-valued logic: a null root_allowed counts in neither column.
-        match row.bool("root_allowed")? {
-            Some(false) => {
-                b.fully += 1;
-                *if named {
-                    &mut b.fully_named
-                } else {
-                    &mut b.fully_star
-                } += 1;
-            }
-            Some(true) if row.str("google_class")? == Some("partial") => {
-                b.partially += 1;
-                *if named {
-                    &mut b.partially_named
-                } else {
-                    &mut b.partially_star
-                } += 1;
-            }
-            _ => {}
-        }
+        classes.entry(row.text("crawl")?).or_default()[index] = row.count("sites")?;
         Ok(())
     })?;
-    crawls.crawls = classes.keys().cloned().collect();
-    crawls.status = classes
-        .into_iter()
-        .map(|(crawl, sets)| (crawl, sets.map(|s| s.len() as u64)))
-        .collect();
-    let agents: BTreeSet<String> = blocking.keys().map(|(_, a)| a.clone()).collect();
-    crawls.agents = agents.into_iter().collect();
-    crawls.blocking = blocking.into_values().collect();
-    crawls.ranked_sites = ranked.len() as u64;
+    let mut crawls = Crawls {
+        crawls: classes.keys().cloned().collect(),
+        status: classes.into_iter().collect(),
+        blocking: blocking.map(Blocking::of)?,
+        ..Crawls::default()
+    };
+    let mut agents: Vec<String> = crawls.blocking.iter().map(|b| b.agent.clone()).collect();
+    agents.sort_unstable();
+    agents.dedup();
+    crawls.agents = agents;
+    header.each(|row| {
+        crawls.site_keys = row.text("site_keys")?;
+        crawls.semantics = row.text("semantics")?;
+        crawls.ranked_sites = row.count("ranked_sites")?;
+        Ok(())
+    })?;
     Ok(crawls)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn percentages_round_like_duckdb() {
-        assert_eq!(pct(1, 3), Some(33.33));
-        assert_eq!(pct(2, 3), Some(66.67));
-        assert_eq!(pct(1, 0), None);
-        assert_eq!(round2(0.125), 0.13);
-    }
 }

@@ -111,7 +111,7 @@ pub(super) fn section(
 }
 
 /// The whole page.
-pub fn page(m: &Methodology, c: &Crawls, changes: &[crate::changes::Summary], h: &Hosts) -> String {
+pub fn page(m: &Methodology, c: &Crawls, changes: &[super::changes::Change], h: &Hosts) -> String {
     let markup = html! {
         (DOCTYPE)
         html lang="en" {
@@ -136,7 +136,7 @@ pub fn page(m: &Methodology, c: &Crawls, changes: &[crate::changes::Summary], h:
                 }
                 (status_section(c))
                 (blocking_section(c))
-                @if let Some(section) = super::changes::changes_section(changes) { (section) }
+                @if let Some(section) = super::changes::changes_section(changes, c.crawls.len()) { (section) }
                 (figures::tokens_section(h))
                 (figures::sitemaps_section(h))
                 (figures::delays_section(h))
@@ -149,13 +149,10 @@ pub fn page(m: &Methodology, c: &Crawls, changes: &[crate::changes::Summary], h:
 }
 
 fn methodology(m: &Methodology, c: &Crawls) -> Markup {
-    let list = |set: &std::collections::BTreeSet<String>| {
-        set.iter().cloned().collect::<Vec<_>>().join(", ")
-    };
     html! {
         "Per-crawl figures (status classes, agent blocking) count sites from the "
         code { "sites" } " table: one deciding capture per crawl and site — the latest capture of each URL, redirects followed inside the crawl for up to 5 hops, and Common Crawl's precedence between a site's robots.txt URLs — with the site key "
-        strong { (list(&c.site_keys)) } ", status semantics " strong { (list(&c.semantics)) } ", "
+        strong { (c.site_keys) } ", status semantics " strong { (c.semantics) } ", "
         @if c.ranked_sites > 0 { "ranked sites from the " code { "--ranks" } " list included with the unranked ones" } @else { "no rank list" }
         " and the agents " strong { (c.agents.join(", ")) } ". "
         @if m.ran_sites { "The report ran the sites step with these options (replacing " code { "OUT/sites" } "). " }
@@ -298,7 +295,7 @@ fn blocking_section(c: &Crawls) -> Markup {
                         c.blocking
                             .iter()
                             .find(|b| &b.agent == agent && &b.crawl == crawl)
-                            .and_then(|b| b.fully_pct())
+                            .and_then(|b| b.fully_pct)
                     })
                     .collect();
                 (
@@ -344,9 +341,9 @@ fn blocking_section(c: &Crawls) -> Markup {
                             td data-col="crawl" { (b.crawl) }
                             (cell("robots_sites", int(b.robots_sites)))
                             (cell("fully", int(b.fully))) (cell("fully_named", int(b.fully_named)))
-                            (cell("fully_star", int(b.fully_star))) (cell("fully_pct", pct(b.fully_pct())))
+                            (cell("fully_star", int(b.fully_star))) (cell("fully_pct", pct(b.fully_pct)))
                             (cell("partially", int(b.partially))) (cell("partially_named", int(b.partially_named)))
-                            (cell("partially_star", int(b.partially_star))) (cell("partially_pct", pct(b.partially_pct())))
+                            (cell("partially_star", int(b.partially_star))) (cell("partially_pct", pct(b.partially_pct)))
                         }
                     }
                 }

@@ -1,12 +1,16 @@
 //! `robots-census report OUT -o report.html`: one self-contained HTML page of charts,
 //! each with its numbers in a table, from a run's tables.
 //!
+//! Every table and chart is the result of the file of `queries/` its caption names,
+//! run by the embedded engine (`study`) over the dataset's tables by name:
+//!
 //! ```text
 //! <OUT>/sites (the sites step; run here first when options are given or it is missing)
-//!   --crawls--> status classes and agent blocking per crawl
-//!   --changes (every consecutive pair of crawls)--> blocks added and removed per agent
+//!   --site_status_by_crawl, agent_blocking_by_crawl--> crawls: per crawl and agent
+//!   --changes_by_agent (every consecutive pair of crawls)--> changes
 //! <OUT>/documents, groups, sitemaps, errors
-//!   --hosts (latest capture per host)--> tokens, sitemaps, crawl-delays, lint, sizes
+//!   --top_user_agents, sitemap_adoption, crawl_delay, lint_findings,
+//!     size_distribution (latest capture per host)--> hosts
 //!   --html + charts--> report.html (inline CSS and SVG, no script, nothing fetched)
 //! ```
 //!
@@ -23,14 +27,14 @@ mod crawls;
 mod figures;
 mod hosts;
 mod html;
-mod read;
+mod queries;
 
 use std::path::{Path, PathBuf};
 
 use crate::output::catalog::{Catalog, Entry};
-use crate::output::read::part_files;
 use crate::output::Table;
 use crate::sites::SitesError;
+use crate::study::{Engine, EngineOptions, StudyError};
 
 /// Errors of the report: all end it (exit 2).
 #[derive(Debug, thiserror::Error)]
@@ -41,15 +45,15 @@ pub enum ReportError {
     Sites(#[from] SitesError),
     #[error("{0}; or give report the sites options (--site-key, --ranks, ...) to make it now")]
     StaleSites(String),
-    #[error("the changes between crawls: {0}")]
-    Changes(#[from] crate::changes::ChangesError),
+    #[error(transparent)]
+    Study(#[from] StudyError),
+    #[error("{source_name}: no column {column} of the type the report reads")]
+    Column { source_name: String, column: String },
     #[error("cannot read or write {path}: {source}")]
     Io {
         path: PathBuf,
         source: std::io::Error,
     },
-    #[error(transparent)]
-    Read(#[from] crate::output::read::ReadError),
     #[error("table {table}: column {column} holds an unexpected value {value:?}")]
     Value {
         table: &'static str,
@@ -89,20 +93,20 @@ pub struct Options {
     /// reuses the stored sites table, running the step with defaults only when there
     /// is none.
     pub sites: Option<crate::sites::Options>,
+    /// The engine that runs the queries (memory limit, spill directory).
+    pub engine: EngineOptions,
 }
 
 /// Builds the page and writes it to `options.output`.
 pub fn build(options: &Options) -> Result<Summary, ReportError> {
     let out = &options.out;
-    if part_files(&out.join("documents"))?.is_empty() {
+    let catalog = Catalog::open_dir(out).map_err(SitesError::from)?;
+    if !matches!(catalog.entry(Table::Documents), Entry::Present(files) if !files.is_empty()) {
         return Err(ReportError::NoDocuments(out.clone()));
     }
     let sites = match &options.sites {
         Some(sites) => Some(sites.clone()),
-        None => match Catalog::open_dir(out)
-            .map_err(crate::sites::SitesError::from)?
-            .entry(Table::Sites)
-        {
+        None => match catalog.entry(Table::Sites) {
             Entry::Present(files) if !files.is_empty() => None,
             // A sites table of another run is not drawn: its options are not known to
             // be the ones wanted, so it is not silently rebuilt either.
@@ -117,14 +121,25 @@ pub fn build(options: &Options) -> Result<Summary, ReportError> {
     if let Some(sites) = &sites {
         summary.warnings = crate::sites::run(sites)?.warnings;
     }
-    let crawls = crawls::read(out)?;
-    // Every consecutive pair of crawls (nothing to compare in one crawl).
-    let changes = if crawls.crawls.len() > 1 {
-        crate::changes::consecutive(out)?
-    } else {
-        Vec::new()
-    };
-    let hosts = hosts::read(out)?;
+    // The catalog again: the sites step may just have written its table.
+    let catalog = Catalog::open_dir(out).map_err(SitesError::from)?;
+    let engine = Engine::open(&catalog, &options.engine)?;
+    let run = |query: &queries::Query| queries::Rows::run(&engine, query);
+    let header = run(&queries::HEADER)?;
+    let crawls = crawls::from_rows(
+        &run(&queries::SITE_STATUS)?,
+        &run(&queries::AGENT_BLOCKING)?,
+        &header,
+    )?;
+    let changes = changes::from_rows(&run(&queries::CHANGES)?)?;
+    let hosts = hosts::from_rows(&hosts::HostRows {
+        tokens: &run(&queries::TOKENS)?,
+        sitemaps: &run(&queries::SITEMAPS)?,
+        delays: &run(&queries::DELAYS)?,
+        lint: &run(&queries::LINT)?,
+        sizes: &run(&queries::SIZES)?,
+        header: &header,
+    })?;
     let methodology = Methodology {
         ran_sites: summary.ran_sites,
         out: out.display().to_string(),
