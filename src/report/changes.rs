@@ -99,7 +99,7 @@ pub(super) fn changes_section(changes: &[Change], crawls: usize) -> Option<Marku
         }
     };
     let note = html! {
-        "Over sites present in both crawls of a pair (any status class but “No robots.txt capture”): a block is added when the site fully blocks the agent in the later crawl and did not in the earlier, removed in the opposite case (“fully” as in the blocking section). "
+        "Over sites present in both crawls of a pair (any status class but “No robots.txt capture”): a block is added when the site fully blocks the agent in the later crawl and did not in the earlier, removed in the opposite case (“fully” as in the blocking section); a pair of crawls with no site in common has no row. "
         code { "robots-census changes OUT --from A --to B" } " lists the sites, rule lines and sitemaps behind each number."
     };
     Some(section(

@@ -5,15 +5,15 @@ use maud::{html, Markup};
 use serde_json::json;
 
 use super::charts::{hbars, vbars, Bar, PALETTE};
-use super::hosts::{Hosts, DELAY_BUCKETS};
+use super::hosts::{Delay, Lint, Measure, Size, Token, DELAY_BUCKETS};
 use super::html::{caption, cell, clean, int, key, num, pct, section, th, Layout};
 
 /// Rows shown of the long lists (tokens, crawl-delay tokens).
 const TOP_TOKENS: usize = 20;
 const TOP_DELAY_TOKENS: usize = 10;
 
-pub(super) fn tokens_section(h: &Hosts) -> Markup {
-    let shown = &h.tokens[..h.tokens.len().min(TOP_TOKENS)];
+pub(super) fn tokens_section(tokens: &[Token]) -> Markup {
+    let shown = &tokens[..tokens.len().min(TOP_TOKENS)];
     let bars: Vec<Bar> = shown
         .iter()
         .map(|t| Bar {
@@ -52,7 +52,7 @@ pub(super) fn tokens_section(h: &Hosts) -> Markup {
             }
         }
     };
-    let note = html! { "The " (shown.len()) " tokens named by the most hosts (of " (h.tokens.len()) " listed by the query), over each host's latest parsed robots.txt; “*” is the global group." };
+    let note = html! { "The " (shown.len()) " tokens named by the most hosts (of " (tokens.len()) " listed by the query), over each host's latest parsed robots.txt; “*” is the global group." };
     section(
         "tokens",
         "Most named user-agent tokens",
@@ -63,9 +63,8 @@ pub(super) fn tokens_section(h: &Hosts) -> Markup {
     )
 }
 
-pub(super) fn sitemaps_section(h: &Hosts) -> Markup {
-    let bars: Vec<Bar> = h
-        .sitemaps
+pub(super) fn sitemaps_section(sitemaps: &[Measure]) -> Markup {
+    let bars: Vec<Bar> = sitemaps
         .iter()
         .skip(1)
         .map(|m| Bar {
@@ -89,7 +88,7 @@ pub(super) fn sitemaps_section(h: &Hosts) -> Markup {
                 (th("measure", "Measure")) (th("hosts", "Hosts")) (th("hosts_pct", "% of hosts")) (th("sitemap_lines", "Sitemap lines"))
             } }
             tbody {
-                @for m in &h.sitemaps {
+                @for m in sitemaps {
                     tr data-key=(key(json!({"measure": m.measure}))) {
                         th scope="row" data-col="measure" { (m.measure) }
                         (cell("hosts", int(m.hosts))) (cell("hosts_pct", pct(m.hosts_pct))) (cell("sitemap_lines", int(m.lines)))
@@ -109,8 +108,8 @@ pub(super) fn sitemaps_section(h: &Hosts) -> Markup {
     )
 }
 
-pub(super) fn delays_section(h: &Hosts) -> Markup {
-    let any = h.delays.iter().find(|d| d.token == "(any)");
+pub(super) fn delays_section(delays: &[Delay]) -> Markup {
+    let any = delays.iter().find(|d| d.token == "(any)");
     let bars: Vec<Bar> = DELAY_BUCKETS
         .iter()
         .enumerate()
@@ -131,7 +130,7 @@ pub(super) fn delays_section(h: &Hosts) -> Markup {
         None,
         false,
     );
-    let shown = &h.delays[..h.delays.len().min(TOP_DELAY_TOKENS + 1)];
+    let shown = &delays[..delays.len().min(TOP_DELAY_TOKENS + 1)];
     let table = html! {
         table id="t-delays" data-query="crawl_delay" {
             (caption("Crawl-delay values by token (seconds)", "crawl_delay"))
@@ -163,9 +162,8 @@ pub(super) fn delays_section(h: &Hosts) -> Markup {
     )
 }
 
-pub(super) fn lint_section(h: &Hosts) -> Markup {
-    let bars: Vec<Bar> = h
-        .lint
+pub(super) fn lint_section(lint: &[Lint]) -> Markup {
+    let bars: Vec<Bar> = lint
         .iter()
         .map(|l| Bar {
             label: clean(&l.code),
@@ -193,7 +191,7 @@ pub(super) fn lint_section(h: &Hosts) -> Markup {
                 (th("hosts", "Hosts")) (th("latest_hosts", "Latest hosts")) (th("example", "Example line"))
             } }
             tbody {
-                @for l in &h.lint {
+                @for l in lint {
                     tr data-key=(key(json!({"code": l.code, "severity": l.severity}))) {
                         th scope="row" data-col="code" { (clean(&l.code)) }
                         td data-col="severity" { (l.severity) }
@@ -216,9 +214,8 @@ pub(super) fn lint_section(h: &Hosts) -> Markup {
     )
 }
 
-pub(super) fn sizes_section(h: &Hosts) -> Markup {
-    let bars: Vec<Bar> = h
-        .sizes
+pub(super) fn sizes_section(sizes: &[Size]) -> Markup {
+    let bars: Vec<Bar> = sizes
         .iter()
         .map(|s| Bar {
             label: s.bucket.to_owned(),
@@ -227,8 +224,7 @@ pub(super) fn sizes_section(h: &Hosts) -> Markup {
             color: None,
         })
         .collect();
-    let cut = h
-        .sizes
+    let cut = sizes
         .len()
         .checked_sub(2)
         .map(|i| (i, "500 KiB cut (512,000 bytes) →"));
@@ -248,7 +244,7 @@ pub(super) fn sizes_section(h: &Hosts) -> Markup {
                 (th("captures", "Captures")) (th("parsed_captures", "2xx files")) (th("latest_hosts", "Latest hosts")) (th("lower_bound", "Lower bound"))
             } }
             tbody {
-                @for s in &h.sizes {
+                @for s in sizes {
                     tr data-key=(key(json!({"bucket": s.bucket}))) {
                         th scope="row" data-col="bucket" { (s.bucket) }
                         (cell("min_bytes", int(s.min.unsigned_abs()))) (cell("max_bytes", bound(s.max)))

@@ -70,32 +70,48 @@ pub struct Size {
     pub lower_bound: u64,
 }
 
+/// A section's rows, or why its query could not run (a table the run did not write).
+pub type Section<T> = Result<Vec<T>, String>;
+
 /// Everything per host.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Hosts {
-    /// Hosts whose latest capture is a parsed robots.txt.
-    pub parsed_hosts: u64,
+    /// Hosts whose latest capture is a parsed robots.txt (unknown without the
+    /// sitemap query, whose first row counts them).
+    pub parsed_hosts: Option<u64>,
     pub robots_captures: u64,
-    pub tokens: Vec<Token>,
-    pub sitemaps: Vec<Measure>,
-    pub delays: Vec<Delay>,
-    pub lint: Vec<Lint>,
-    pub sizes: Vec<Size>,
+    pub tokens: Section<Token>,
+    pub sitemaps: Section<Measure>,
+    pub delays: Section<Delay>,
+    pub lint: Section<Lint>,
+    pub sizes: Section<Size>,
 }
 
-/// The results of the five per-host queries (and the header query's capture count).
+/// The results of the five per-host queries, each or why it could not run (and the
+/// header query's capture count).
 pub struct HostRows<'a> {
-    pub tokens: &'a Rows,
-    pub sitemaps: &'a Rows,
-    pub delays: &'a Rows,
-    pub lint: &'a Rows,
-    pub sizes: &'a Rows,
+    pub tokens: &'a Result<Rows, String>,
+    pub sitemaps: &'a Result<Rows, String>,
+    pub delays: &'a Result<Rows, String>,
+    pub lint: &'a Result<Rows, String>,
+    pub sizes: &'a Result<Rows, String>,
     pub header: &'a Rows,
+}
+
+/// `f` over every row of a query that ran; why it did not run, else.
+fn section<T>(
+    rows: &Result<Rows, String>,
+    f: impl FnMut(&Row<'_>) -> Result<T, ReportError>,
+) -> Result<Section<T>, ReportError> {
+    match rows {
+        Ok(rows) => Ok(Ok(rows.map(f)?)),
+        Err(why) => Ok(Err(why.clone())),
+    }
 }
 
 /// The per-host numbers from their queries' rows.
 pub fn from_rows(rows: &HostRows<'_>) -> Result<Hosts, ReportError> {
-    let tokens = rows.tokens.map(|row| {
+    let tokens = section(rows.tokens, |row| {
         Ok(Token {
             token: row.text("product_token")?,
             hosts: row.count("hosts")?,
@@ -104,7 +120,7 @@ pub fn from_rows(rows: &HostRows<'_>) -> Result<Hosts, ReportError> {
             example: row.text("example_value")?,
         })
     })?;
-    let sitemaps = rows.sitemaps.map(|row| {
+    let sitemaps = section(rows.sitemaps, |row| {
         Ok(Measure {
             measure: row.text("measure")?,
             hosts: row.count("hosts")?,
@@ -112,7 +128,7 @@ pub fn from_rows(rows: &HostRows<'_>) -> Result<Hosts, ReportError> {
             lines: row.count("sitemap_lines")?,
         })
     })?;
-    let delays = rows.delays.map(|row| {
+    let delays = section(rows.delays, |row| {
         let mut buckets = [0u64; 5];
         for (n, (column, _)) in buckets.iter_mut().zip(DELAY_BUCKETS) {
             *n = row.count(column)?;
@@ -127,7 +143,7 @@ pub fn from_rows(rows: &HostRows<'_>) -> Result<Hosts, ReportError> {
             buckets,
         })
     })?;
-    let lint = rows.lint.map(|row| {
+    let lint = section(rows.lint, |row| {
         Ok(Lint {
             code: row.text("code")?,
             severity: row.text("severity")?,
@@ -138,7 +154,7 @@ pub fn from_rows(rows: &HostRows<'_>) -> Result<Hosts, ReportError> {
             example: row.str("example")?.map(str::to_owned),
         })
     })?;
-    let sizes = rows.sizes.map(|row| {
+    let sizes = section(rows.sizes, |row| {
         Ok(Size {
             bucket: row.text("bucket")?,
             min: row.int("min_bytes")?.unwrap_or(0),
@@ -156,10 +172,12 @@ pub fn from_rows(rows: &HostRows<'_>) -> Result<Hosts, ReportError> {
     })?;
     Ok(Hosts {
         // The denominator row of sitemap_adoption.sql.
-        parsed_hosts: sitemaps
-            .iter()
-            .find(|m| m.measure == "robots_hosts")
-            .map_or(0, |m| m.hosts),
+        parsed_hosts: sitemaps.as_ref().ok().map(|measures| {
+            measures
+                .iter()
+                .find(|m| m.measure == "robots_hosts")
+                .map_or(0, |m| m.hosts)
+        }),
         robots_captures,
         tokens,
         sitemaps,

@@ -127,7 +127,8 @@ pub fn page(m: &Methodology, c: &Crawls, changes: &[super::changes::Change], h: 
                     p class="sub" {
                         (c.crawls.len()) " crawl" @if c.crawls.len() != 1 { "s" } ": "
                         (c.crawls.join(", ")) " · " (int(h.robots_captures)) " robots.txt captures · "
-                        (int(h.parsed_hosts)) " hosts with a robots.txt · robots-census " (env!("CARGO_PKG_VERSION"))
+                        @if let Some(n) = h.parsed_hosts { (int(n)) " hosts with a robots.txt · " }
+                        "robots-census " (env!("CARGO_PKG_VERSION"))
                     }
                 }
                 section id="methodology" {
@@ -137,15 +138,37 @@ pub fn page(m: &Methodology, c: &Crawls, changes: &[super::changes::Change], h: 
                 (status_section(c))
                 (blocking_section(c))
                 @if let Some(section) = super::changes::changes_section(changes, c.crawls.len()) { (section) }
-                (figures::tokens_section(h))
-                (figures::sitemaps_section(h))
-                (figures::delays_section(h))
-                (figures::lint_section(h))
-                (figures::sizes_section(h))
+                (or_missing(&h.tokens, "tokens", "Most named user-agent tokens", "top_user_agents", figures::tokens_section))
+                (or_missing(&h.sitemaps, "sitemaps", "Sitemap adoption", "sitemap_adoption", figures::sitemaps_section))
+                (or_missing(&h.delays, "delays", "Crawl-delay values", "crawl_delay", figures::delays_section))
+                (or_missing(&h.lint, "lint", "Lint findings by code", "lint_findings", figures::lint_section))
+                (or_missing(&h.sizes, "sizes", "Size distribution", "size_distribution", figures::sizes_section))
             }
         }
     };
     markup.into_string()
+}
+
+/// A per-host section, or in its place why its query could not run (a table the run
+/// did not write) and what to do.
+fn or_missing<T>(
+    rows: &super::hosts::Section<T>,
+    id: &str,
+    heading: &str,
+    query: &str,
+    draw: fn(&[T]) -> Markup,
+) -> Markup {
+    match rows {
+        Ok(rows) => draw(rows),
+        Err(why) => html! {
+            section id=(id) class="missing" {
+                h2 { (heading) }
+                p class="note" {
+                    "Not drawn: " span class="q" { "queries/" (query) ".sql" } " cannot run without its tables (" (why) ")."
+                }
+            }
+        },
+    }
 }
 
 fn methodology(m: &Methodology, c: &Crawls) -> Markup {

@@ -132,12 +132,20 @@ pub fn build(options: &Options) -> Result<Summary, ReportError> {
         &header,
     )?;
     let changes = changes::from_rows(&run(&queries::CHANGES)?)?;
+    // A per-host section whose query needs a table the run did not write (`run
+    // --tables agents`, the AI-blocking subset) says so on the page instead.
+    let optional = |query: &queries::Query| match run(query) {
+        Err(ReportError::Study(StudyError::Unavailable { table, why, .. })) => {
+            Ok(Err(format!("table {table}: {why}")))
+        }
+        rows => rows.map(Ok),
+    };
     let hosts = hosts::from_rows(&hosts::HostRows {
-        tokens: &run(&queries::TOKENS)?,
-        sitemaps: &run(&queries::SITEMAPS)?,
-        delays: &run(&queries::DELAYS)?,
-        lint: &run(&queries::LINT)?,
-        sizes: &run(&queries::SIZES)?,
+        tokens: &optional(&queries::TOKENS)?,
+        sitemaps: &optional(&queries::SITEMAPS)?,
+        delays: &optional(&queries::DELAYS)?,
+        lint: &optional(&queries::LINT)?,
+        sizes: &optional(&queries::SIZES)?,
         header: &header,
     })?;
     let methodology = Methodology {

@@ -522,3 +522,61 @@ fn options_rerun_the_sites_step_and_the_page_says_so() {
         .iter()
         .any(|r| r["status_class"] == "No robots.txt capture"));
 }
+
+#[test]
+#[cfg_attr(
+    not(feature = "external-tests"),
+    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+)]
+fn a_run_of_the_agents_subset_gets_a_page_that_names_what_it_cannot_draw() {
+    // `run --tables agents` (the AI-blocking study's subset) writes no groups nor
+    // sitemaps: the per-crawl sections are drawn, the sections whose queries need the
+    // missing tables say so, and the report exits 0.
+    let dir = scratch("report-agents-subset");
+    let out = dir.join("out");
+    let status = bin()
+        .arg("run")
+        .arg(repo().join("data-samples/cc-robotstxt-sample.warc.gz"))
+        .args(["--tables", "agents", "--agents", AGENTS, "--quiet", "--out"])
+        .arg(&out)
+        .status()
+        .expect("run robots-census");
+    assert_eq!(status.code(), Some(0), "robots-census run");
+    let page = dir.join("report.html");
+    let output = bin()
+        .arg("report")
+        .arg(&out)
+        .arg("-o")
+        .arg(&page)
+        .output()
+        .expect("run robots-census report");
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let parsed = parse(&page);
+    assert_eq!(parsed["errors"], serde_json::json!([]), "html5lib errors");
+    let results = queries(&dir, &REPORT_QUERIES);
+    assert!(compare(&parsed, &results, &TABLES[..2]) > 10);
+    let tables = parsed["tables"].as_object().expect("tables");
+    for missing in ["t-tokens", "t-sitemaps", "t-delays"] {
+        assert!(
+            !tables.contains_key(missing),
+            "{missing} drawn without its tables"
+        );
+    }
+    for drawn in ["t-status", "t-blocking", "t-lint", "t-sizes"] {
+        assert!(tables.contains_key(drawn), "{drawn} missing");
+    }
+    let text = std::fs::read_to_string(&page).expect("page");
+    for (query, table) in [
+        ("top_user_agents", "groups"),
+        ("sitemap_adoption", "sitemaps"),
+        ("crawl_delay", "groups"),
+    ] {
+        let note = format!("Not drawn: <span class=\"q\">queries/{query}.sql</span> cannot run without its tables (table {table}: the run that wrote");
+        assert!(text.contains(&note), "no note for {query}");
+    }
+}
