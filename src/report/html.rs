@@ -13,6 +13,7 @@ use super::charts::{lines, stacked, Series, PALETTE};
 use super::crawls::Crawls;
 use super::figures;
 use super::hosts::Hosts;
+use super::queries;
 use super::Methodology;
 use crate::sites::{PerClass, StatusClass};
 
@@ -138,11 +139,11 @@ pub fn page(m: &Methodology, c: &Crawls, changes: &[super::changes::Change], h: 
                 (status_section(c))
                 (blocking_section(c))
                 @if let Some(section) = super::changes::changes_section(changes, c.crawls.len()) { (section) }
-                (or_missing(&h.tokens, "tokens", "Most named user-agent tokens", "top_user_agents", figures::tokens_section))
-                (or_missing(&h.sitemaps, "sitemaps", "Sitemap adoption", "sitemap_adoption", figures::sitemaps_section))
-                (or_missing(&h.delays, "delays", "Crawl-delay values", "crawl_delay", figures::delays_section))
-                (or_missing(&h.lint, "lint", "Lint findings by code", "lint_findings", figures::lint_section))
-                (or_missing(&h.sizes, "sizes", "Size distribution", "size_distribution", figures::sizes_section))
+                (or_missing(&h.tokens, "tokens", "Most named user-agent tokens", &queries::TOKENS, figures::tokens_section))
+                (or_missing(&h.sitemaps, "sitemaps", "Sitemap adoption", &queries::SITEMAPS, figures::sitemaps_section))
+                (or_missing(&h.delays, "delays", "Crawl-delay values", &queries::DELAYS, figures::delays_section))
+                (or_missing(&h.lint, "lint", "Lint findings by code", &queries::LINT, figures::lint_section))
+                (or_missing(&h.sizes, "sizes", "Size distribution", &queries::SIZES, figures::sizes_section))
             }
         }
     };
@@ -155,7 +156,7 @@ fn or_missing<T>(
     rows: &super::hosts::Section<T>,
     id: &str,
     heading: &str,
-    query: &str,
+    query: &queries::Query,
     draw: fn(&[T]) -> Markup,
 ) -> Markup {
     match rows {
@@ -164,7 +165,7 @@ fn or_missing<T>(
             section id=(id) class="missing" {
                 h2 { (heading) }
                 p class="note" {
-                    "Not drawn: " span class="q" { "queries/" (query) ".sql" } " cannot run without its tables (" (why) ")."
+                    "Not drawn: " span class="q" { "queries/" (query.name) ".sql" } " cannot run without its tables (" (why) ")."
                 }
             }
         },

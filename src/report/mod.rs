@@ -60,8 +60,6 @@ pub enum ReportError {
         column: &'static str,
         value: String,
     },
-    #[error("internal error: {0}")]
-    Internal(String),
 }
 
 /// How the numbers were made, for the methodology paragraph.
@@ -121,8 +119,11 @@ pub fn build(options: &Options) -> Result<Summary, ReportError> {
     if let Some(sites) = &sites {
         summary.warnings = crate::sites::run(sites)?.warnings;
     }
-    // The catalog again: the sites step may just have written its table.
-    let catalog = Catalog::open_dir(out).map_err(SitesError::from)?;
+    // The catalog again when the sites step has just written its table.
+    let catalog = match sites {
+        Some(_) => Catalog::open_dir(out).map_err(SitesError::from)?,
+        None => catalog,
+    };
     let engine = Engine::open(&catalog, &options.engine)?;
     let run = |query: &queries::Query| queries::Rows::run(&engine, query);
     let header = run(&queries::HEADER)?;
