@@ -182,23 +182,16 @@ fn verdict_json(agent: &[u8], url: &[u8], verdict: &Verdict<'_>) -> String {
     .to_string()
 }
 
-/// The excerpt as one printable line: lossy UTF-8, control characters escaped, cut.
+/// The excerpt as one printable line, as the errors table shows it.
 fn excerpt(finding: &Finding<'_>) -> String {
     printable(finding.excerpt)
 }
 
-/// Bytes as one printable line: cut as the errors table cuts excerpts
-/// ([`crate::robots::lint::cut_excerpt`]), lossy UTF-8, control characters escaped.
+/// Bytes as one printable line, by the rule of the errors table's excerpts
+/// ([`crate::robots::lint::shown_excerpt`]): cut to 200 bytes on a character boundary,
+/// bytes that are not UTF-8 and control characters but tab as `\xNN`.
 pub fn printable(bytes: &[u8]) -> String {
-    let mut text = String::new();
-    for c in String::from_utf8_lossy(crate::robots::lint::cut_excerpt(bytes)).chars() {
-        if c.is_control() {
-            text.extend(c.escape_default());
-        } else {
-            text.push(c);
-        }
-    }
-    text
+    crate::robots::lint::shown_excerpt(bytes).into_owned()
 }
 
 /// `line 3  warning  missing_colon  no ':' after the key ...  | Disallow /x`

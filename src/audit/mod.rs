@@ -110,7 +110,9 @@ pub struct Audit {
     pub other_asked: usize,
 }
 
-fn lossy(bytes: &[u8]) -> String {
+/// Bytes as one printable line, as the errors table shows excerpts (so an audit's
+/// excerpts equal the dataset's): [`crate::check::printable`].
+fn printable(bytes: &[u8]) -> String {
     crate::check::printable(bytes)
 }
 
@@ -139,7 +141,7 @@ pub fn build(
             severity: f.code.severity().as_str(),
             code: f.code.as_str(),
             message: f.code.message(),
-            excerpt: lossy(f.excerpt),
+            excerpt: printable(f.excerpt),
         })
         .collect();
     let mut verdicts = Vec::with_capacity(agents.len() * urls.len());
@@ -147,12 +149,12 @@ pub fn build(
         for url in urls {
             let v = doc.verdict(agent, url);
             verdicts.push(VerdictRow {
-                agent: lossy(agent),
-                url: lossy(url),
+                agent: printable(agent),
+                url: printable(url),
                 allowed: v.allowed,
                 line: v.line,
                 directive: v.directive().map(|d| d.as_str()),
-                pattern: v.pattern().map(lossy),
+                pattern: v.pattern().map(printable),
                 scope: v.scope,
                 rfc_differs: differs(v.line),
             });
@@ -268,7 +270,7 @@ fn differences(doc: &RobotsTxt<'_>) -> Vec<Difference> {
             out.push(Difference {
                 line: f.line,
                 topic: Topic::Spelling,
-                google: format!("{google}: `{}`", lossy(f.excerpt)),
+                google: format!("{google}: `{}`", printable(f.excerpt)),
                 rfc: "not a valid key: the line is ignored".to_owned(),
             });
         }
@@ -328,7 +330,7 @@ fn escape_difference(rule: &Rule<'_>) -> Option<(String, String)> {
     if unreserved.is_empty() && !lower {
         return None;
     }
-    let pattern = lossy(&rule.pattern);
+    let pattern = printable(&rule.pattern);
     let mut rfc = Vec::new();
     if !unreserved.is_empty() {
         rfc.push(format!(

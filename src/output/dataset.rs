@@ -24,8 +24,11 @@ use serde::{Deserialize, Serialize};
 use super::{io_err, OutputError, Table};
 use crate::limits::TARGET_TASKS;
 
-/// Version of the output layout and manifests; part of the fingerprint.
-pub const FORMAT_VERSION: u32 = 4;
+/// Version of the output layout and manifests; part of the fingerprint. Raised when the
+/// same input gives other columns or values, so `--resume` never mixes tasks of two
+/// versions and `query` refuses a dataset of another one (5: `errors.excerpt` escapes
+/// bytes that are not text as `\xNN` instead of decoding them lossily).
+pub const FORMAT_VERSION: u32 = 5;
 
 /// `<out>/_manifests/`: one JSON manifest per finished task.
 pub const MANIFEST_DIR: &str = "_manifests";

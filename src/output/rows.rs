@@ -8,6 +8,7 @@ use std::sync::Arc;
 use arrow_array::{Array, RecordBatch, StringArray};
 
 use crate::census::document::{cut_at_500kib, key_of, product_token, Counts, SitemapFacts};
+use crate::robots::lint::shown_excerpt;
 use crate::robots::model::lossy_text;
 use crate::robots::{AgentSummary, Finding, ProbeClass, RobotsTxt, RuleSetClass, Verdict};
 
@@ -249,8 +250,7 @@ impl Errors {
             self.code.append_value(f.code.as_str());
             self.severity.append_value(f.code.severity().as_str());
             self.message.append_value(f.code.message());
-            self.excerpt
-                .append_value(lossy_text(crate::robots::lint::cut_excerpt(f.excerpt)));
+            self.excerpt.append_value(shown_excerpt(f.excerpt));
         }
     }
 
@@ -922,7 +922,7 @@ Crawl-delay: 5\nSitemap: https://maps.example/s.xml\nHost: x\nClean-param: y\nFo
                 ("code", Some(finding.code.as_str())),
                 ("severity", Some(finding.code.severity().as_str())),
                 ("message", Some(finding.code.message())),
-                ("excerpt", Some(&lossy_text(finding.excerpt))),
+                ("excerpt", Some(&shown_excerpt(finding.excerpt))),
                 crawl,
             ],
         );

@@ -178,7 +178,7 @@ table! {
         code: Utf8 required => "Stable code; see schemas/README.md.",
         severity: Utf8 required => "error, warning or info.",
         message: Utf8 required => "Human-readable explanation.",
-        excerpt: Utf8 nullable distinct => "Start of the offending line (at most 200 bytes).",
+        excerpt: Utf8 nullable distinct => r"Start of the offending line, or of the body for line 0 (at most 200 bytes, cut on a character boundary). Valid UTF-8 with no control character but tab as it is; otherwise escaped: bytes that are not UTF-8 and those of control characters other than tab (NUL, CR, LF, DEL, C1) as `\xNN`, each backslash as `\\` (a UTF-16LE body: `\xff\xfeU\x00s\x00e\x00r\x00...`).",
     }
 }
 

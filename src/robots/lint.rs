@@ -5,6 +5,8 @@
 //! as a whole) and an excerpt borrowed from the body. The parser calls the checks
 //! here during its one pass; nothing here parses again.
 
+use std::borrow::Cow;
+
 use super::agent;
 use super::model::{Group, Rule, RuleKind};
 
@@ -112,6 +114,63 @@ pub fn cut_excerpt(bytes: &[u8]) -> &[u8] {
         cap
     };
     &bytes[..end]
+}
+
+/// The excerpt as every text output shows it (the `errors.excerpt` column, `lint`,
+/// `audit`, the Python module): [`cut_excerpt`], then [`excerpt_text`].
+pub fn shown_excerpt(bytes: &[u8]) -> Cow<'_, str> {
+    excerpt_text(cut_excerpt(bytes))
+}
+
+/// Bytes as one line of text that shows what the bytes were (lossy decoding turned a
+/// UTF-16 body into U+FFFD and NULs). Valid UTF-8 with no control character other than
+/// tab is the text itself, borrowed. Anything else (a UTF-16 or Latin-1 body, binary, a
+/// NUL, a body-level excerpt spanning lines: one excerpt is one line of `lint` and
+/// `audit` output) is escaped: each UTF-8 character as itself
+/// when it is tab or not a control character, a backslash as `\\`, and every other
+/// byte as `\xNN` (two lowercase hex digits): bytes that are not UTF-8, C0 controls
+/// (NUL, CR, LF, ...), DEL and both bytes of a C1 control. So a UTF-16LE body reads
+/// `\xff\xfeU\x00s\x00e\x00r\x00...` and a Latin-1 line `Disallow: /caf\xe9/`.
+///
+/// A text left as it was may hold `\x` as written; in an escaped one every backslash
+/// is doubled.
+pub fn excerpt_text(bytes: &[u8]) -> Cow<'_, str> {
+    if let Ok(text) = std::str::from_utf8(bytes) {
+        if !text.chars().any(is_escaped) {
+            return Cow::Borrowed(text);
+        }
+    }
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for chunk in bytes.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            if c == '\\' {
+                out.push_str("\\\\");
+            } else if is_escaped(c) {
+                for b in c.encode_utf8(&mut [0; 4]).bytes() {
+                    push_hex(&mut out, b);
+                }
+            } else {
+                out.push(c);
+            }
+        }
+        for &b in chunk.invalid() {
+            push_hex(&mut out, b);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// A character [`excerpt_text`] writes as `\xNN` bytes: C0, DEL and C1 controls, but tab.
+fn is_escaped(c: char) -> bool {
+    c.is_control() && c != '\t'
+}
+
+/// Appends `\xNN` for `byte`.
+fn push_hex(out: &mut String, byte: u8) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.push_str("\\x");
+    out.push(char::from(HEX[usize::from(byte >> 4)]));
+    out.push(char::from(HEX[usize::from(byte & 0x0f)]));
 }
 
 /// Case-insensitive search of `needle` in the first `window` bytes of `body`.
@@ -248,6 +307,76 @@ mod tests {
         // Bytes that are not UTF-8 are cut where they lie.
         let binary = vec![0x80u8; cap + 5];
         assert_eq!(cut_excerpt(&binary).len(), cap);
+    }
+
+    /// `text` as UTF-16 code units, little- or big-endian.
+    fn utf16(text: &str, little: bool) -> Vec<u8> {
+        text.encode_utf16()
+            .flat_map(|u| {
+                if little {
+                    u.to_le_bytes()
+                } else {
+                    u.to_be_bytes()
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn excerpt_text_escapes_utf16_bodies_byte_by_byte() {
+        let le = utf16("\u{feff}User-agent: *\n", true);
+        assert_eq!(
+            excerpt_text(&le),
+            "\\xff\\xfeU\\x00s\\x00e\\x00r\\x00-\\x00a\\x00g\\x00e\\x00n\\x00t\\x00:\\x00 \\x00*\\x00\\x0a\\x00"
+        );
+        let be = utf16("\u{feff}User", false);
+        assert_eq!(excerpt_text(&be), "\\xfe\\xff\\x00U\\x00s\\x00e\\x00r");
+    }
+
+    #[test]
+    fn excerpt_text_escapes_latin1_nul_and_controls() {
+        assert_eq!(excerpt_text(b"Disallow: /caf\xe9/"), "Disallow: /caf\\xe9/");
+        assert_eq!(excerpt_text(b"Disallow: /a\0b"), "Disallow: /a\\x00b");
+        assert_eq!(excerpt_text(b"a\r\nb\x7f"), "a\\x0d\\x0ab\\x7f");
+        // A C1 control is valid UTF-8 (U+0085) but shown as its two bytes.
+        assert_eq!(excerpt_text("x\u{85}y".as_bytes()), "x\\xc2\\x85y");
+        // A truncated sequence is escaped byte by byte; the character after it is kept.
+        assert_eq!(excerpt_text(b"\xe2\x82/\xc3\xa9"), "\\xe2\\x82/\u{e9}");
+    }
+
+    #[test]
+    fn excerpt_text_doubles_backslashes_only_when_it_escapes() {
+        assert_eq!(
+            excerpt_text(b"Disallow: /a\\b\xff"),
+            "Disallow: /a\\\\b\\xff"
+        );
+        assert_eq!(excerpt_text(b"Disallow: /a\\b"), "Disallow: /a\\b");
+        assert_eq!(excerpt_text(b"a\tb\0\\"), "a\tb\\x00\\\\");
+    }
+
+    #[test]
+    fn excerpt_text_borrows_plain_text_tabs_and_emoji() {
+        for text in [
+            "Disallow: /private",
+            "User-agent:\t*",
+            "Disallow: /caf\u{e9}/😀",
+            "",
+        ] {
+            let shown = excerpt_text(text.as_bytes());
+            assert!(matches!(shown, Cow::Borrowed(t) if t == text), "{text:?}");
+        }
+        // Kept as itself in an escaped excerpt too.
+        assert_eq!(excerpt_text("😀\0".as_bytes()), "😀\\x00");
+    }
+
+    #[test]
+    fn shown_excerpt_cuts_then_escapes() {
+        let cap = crate::limits::EXCERPT_LEN;
+        let body = utf16(&"User-agent: *\n".repeat(20), true);
+        let shown = shown_excerpt(&body);
+        assert!(shown.starts_with("U\\x00s\\x00"), "{shown}");
+        // 200 bytes: 100 characters, each followed by its NUL.
+        assert_eq!(shown.matches("\\x00").count(), cap / 2);
     }
 
     #[test]

@@ -511,6 +511,159 @@ fn huge_body_and_gzip_bomb_are_capped() {
     assert_eq!(bools(&docs, "body_size_is_lower_bound")[1], Some(true));
 }
 
+/// `errors.excerpt` by its rule (schemas/README.md), computed here without the engine's
+/// renderer (from `str::from_utf8`'s error positions): valid UTF-8 with no control
+/// character but tab as it is; otherwise each byte that is not UTF-8 or belongs to a
+/// control character other than tab as `\xNN`, and each backslash doubled.
+fn excerpt_by_the_rule(bytes: &[u8]) -> String {
+    let hidden = |c: char| c.is_control() && c != '\t';
+    if let Ok(text) = std::str::from_utf8(bytes) {
+        if !text.chars().any(hidden) {
+            return text.to_owned();
+        }
+    }
+    let hex = |out: &mut String, bytes: &[u8]| {
+        for b in bytes {
+            out.push_str(&format!("\\x{b:02x}"));
+        }
+    };
+    let mut out = String::new();
+    let mut rest = bytes;
+    while !rest.is_empty() {
+        let (valid, bad) = match std::str::from_utf8(rest) {
+            Ok(text) => (text, 0),
+            Err(e) => (
+                std::str::from_utf8(&rest[..e.valid_up_to()]).expect("valid prefix"),
+                e.error_len().unwrap_or(rest.len() - e.valid_up_to()),
+            ),
+        };
+        for c in valid.chars() {
+            match c {
+                '\\' => out.push_str("\\\\"),
+                c if hidden(c) => hex(&mut out, c.to_string().as_bytes()),
+                c => out.push(c),
+            }
+        }
+        hex(&mut out, &rest[valid.len()..valid.len() + bad]);
+        rest = &rest[valid.len() + bad..];
+    }
+    out
+}
+
+/// Bodies that are not text (UTF-16LE with its BOM, a Latin-1 line, an HTML page whose
+/// body-level excerpt spans lines) run through the binary: the lint rows read back from
+/// Parquet show their bytes as `\xNN`, and every lint row's excerpt is the rule above
+/// applied to the engine's finding.
+#[test]
+fn lint_excerpts_show_bytes_that_are_not_text() {
+    let dir = scratch("excerpts");
+    let utf16: Vec<u8> = format!(
+        "\u{feff}{}",
+        "User-agent: *\nDisallow: /private/\n".repeat(4)
+    )
+    .encode_utf16()
+    .flat_map(u16::to_le_bytes)
+    .collect();
+    let bodies: [(&str, Vec<u8>); 4] = [
+        ("https://utf16.example/robots.txt", utf16),
+        (
+            "https://latin1.example/robots.txt",
+            b"User-agent: *\nDisallow: /caf\xe9/\n".to_vec(),
+        ),
+        (
+            "https://plain.example/robots.txt",
+            "User-agent: *\nNoindex:\t/a\\b\nDisallow: /\u{1f600}\nDisallow: /x\0y\n"
+                .as_bytes()
+                .to_vec(),
+        ),
+        (
+            "https://html.example/robots.txt",
+            b"<html>\n<body>Not here</body>\n</html>\n".to_vec(),
+        ),
+    ];
+    let mut warc = Vec::new();
+    for (url, body) in &bodies {
+        warc.extend(gz_record("response", url, &http_block(200, body)));
+    }
+    let input = dir.join("excerpts.warc.gz");
+    std::fs::write(&input, &warc).expect("write input");
+    run_ok(&[input], &dir.join("out"), &[]);
+
+    let docs = read_table(&dir.join("out"), "documents");
+    let url_of: HashMap<String, String> = ids(&docs, "doc_id")
+        .into_iter()
+        .zip(strings(&docs, "url"))
+        .map(|(id, url)| (id.expect("doc_id"), url.expect("url")))
+        .collect();
+    let errors = read_table(&dir.join("out"), "errors");
+    let mut rows: BTreeMap<String, Vec<(i64, String, String)>> = BTreeMap::new();
+    let columns = ids(&errors, "doc_id")
+        .into_iter()
+        .zip(strings(&errors, "origin"))
+        .zip(ints(&errors, "line"))
+        .zip(strings(&errors, "code"))
+        .zip(strings(&errors, "excerpt"));
+    for ((((id, origin), line), code), excerpt) in columns {
+        assert_eq!(origin.as_deref(), Some("lint"), "only lint rows");
+        let url = &url_of[&id.expect("doc_id")];
+        rows.entry(url.clone()).or_default().push((
+            line.expect("line"),
+            code.expect("code"),
+            excerpt.expect("excerpt"),
+        ));
+    }
+
+    let row = |url: &str, code: &str| -> String {
+        let found = rows[url].iter().find(|r| r.1 == code);
+        found
+            .unwrap_or_else(|| panic!("{url}: no {code} row in {:?}", rows[url]))
+            .2
+            .clone()
+    };
+    let utf16 = row("https://utf16.example/robots.txt", "utf16_body");
+    assert!(
+        utf16.starts_with(r"\xff\xfeU\x00s\x00e\x00r\x00-\x00a\x00"),
+        "{utf16}"
+    );
+    assert!(
+        !utf16.contains('\u{fffd}') && !utf16.contains('\0'),
+        "{utf16}"
+    );
+    assert_eq!(
+        row("https://latin1.example/robots.txt", "invalid_utf8"),
+        r"Disallow: /caf\xe9/"
+    );
+    assert!(
+        row("https://html.example/robots.txt", "html_body").starts_with(r"<html>\x0a<body>"),
+        "{:?}",
+        rows["https://html.example/robots.txt"]
+    );
+    // Plain text keeps its tab and its single backslash.
+    assert!(
+        rows["https://plain.example/robots.txt"]
+            .iter()
+            .any(|r| r.0 == 2 && r.2 == "Noindex:\t/a\\b"),
+        "{:?}",
+        rows["https://plain.example/robots.txt"]
+    );
+
+    for (url, body) in &bodies {
+        let want: Vec<(i64, String, String)> = RobotsTxt::parse(body)
+            .findings
+            .iter()
+            .map(|f| {
+                // The cut (200 bytes, back to a character boundary) splits no character
+                // of these bodies: past the BOM every byte of a long excerpt is ASCII.
+                let cut = &f.excerpt[..f.excerpt.len().min(200)];
+                assert!(f.excerpt.len() <= 200 || f.excerpt[2..].is_ascii());
+                let code = f.code.as_str().to_owned();
+                (i64::from(f.line), code, excerpt_by_the_rule(cut))
+            })
+            .collect();
+        assert_eq!(rows.get(*url).cloned().unwrap_or_default(), want, "{url}");
+    }
+}
+
 #[test]
 fn existing_output_is_refused_and_missing_inputs_are_error_rows() {
     let dir = scratch("exits");
