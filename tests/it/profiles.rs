@@ -261,11 +261,12 @@ fn robots_parser_profile_agrees_with_npm_robots_parser() {
 }
 
 /// The profile queries, checked by `profile_queries_agree_with_the_readings_table`.
-pub const PROFILE_QUERIES: [&str; 4] = [
+pub const PROFILE_QUERIES: [&str; 5] = [
     "ai_signals",
     "profile_blocking",
     "profile_class_matrix",
     "profile_disagreements",
+    "profile_sensitivity",
 ];
 
 /// A documents row as the profile queries need it.
@@ -377,6 +378,100 @@ fn read_readings(out: &Path) -> Vec<ReadingRow> {
         }
     }
     rows
+}
+
+/// A row of profile_sensitivity.sql: (crawl, agent) and its counts.
+#[derive(Debug, PartialEq)]
+struct Sensitivity {
+    key: (String, String),
+    hosts: i64,
+    sensitive: i64,
+    sensitive_pct: f64,
+    open_elsewhere: Option<i64>,
+    closed_elsewhere: Option<i64>,
+    profiles: i64,
+}
+
+/// profile_sensitivity.sql's rows made from the readings of the latest captures, in
+/// (crawl, agent) order: per (document, agent), whether any row is sensitive, Google's
+/// root verdict and the other profiles' root verdicts.
+fn sensitivity_rows(readings: &[ReadingRow], crawl_of: &HashMap<&str, &str>) -> Vec<Sensitivity> {
+    #[derive(Default)]
+    struct Host<'a> {
+        sensitive: bool,
+        google_root: Option<bool>,
+        other_roots: BTreeSet<bool>,
+        profiles: BTreeSet<&'a str>,
+    }
+    let mut by_agent: BTreeMap<(&str, &str), BTreeMap<&str, Host>> = BTreeMap::new();
+    for r in readings {
+        let key = (crawl_of[r.doc_id.as_str()], r.agent.as_str());
+        let host = by_agent
+            .entry(key)
+            .or_default()
+            .entry(r.doc_id.as_str())
+            .or_default();
+        host.sensitive |= r.sensitive;
+        if r.profile == "google" {
+            host.google_root = Some(r.root_allowed);
+        } else {
+            host.other_roots.insert(r.root_allowed);
+        }
+        host.profiles.insert(r.profile.as_str());
+    }
+    by_agent
+        .into_iter()
+        .map(|((crawl, agent), hosts)| {
+            let count = |f: &dyn Fn(&Host) -> bool| hosts.values().filter(|h| f(h)).count() as i64;
+            let asked_google = hosts.values().any(|h| h.google_root.is_some());
+            // Google reads '/' as `google`, some other profile as `other`.
+            let split = |google: bool, other: bool| {
+                asked_google.then(|| {
+                    count(&|h| h.google_root == Some(google) && h.other_roots.contains(&other))
+                })
+            };
+            let profiles: BTreeSet<&str> =
+                hosts.values().flat_map(|h| h.profiles.clone()).collect();
+            let (n, sensitive) = (hosts.len() as i64, count(&|h| h.sensitive));
+            Sensitivity {
+                key: (crawl.to_owned(), agent.to_owned()),
+                hosts: n,
+                sensitive,
+                sensitive_pct: 100.0 * sensitive as f64 / n as f64,
+                open_elsewhere: split(false, true),
+                closed_elsewhere: split(true, false),
+                profiles: profiles.len() as i64,
+            }
+        })
+        .collect()
+}
+
+/// Compares profile_sensitivity.sql's rows, in order, with [`sensitivity_rows`]: the
+/// percentage within rounding to two decimals, every other column exactly.
+fn check_sensitivity(got: &[BTreeMap<String, Value>], want: &[Sensitivity]) {
+    assert_eq!(got.len(), want.len(), "profile_sensitivity.sql rows");
+    for (row, want) in got.iter().zip(want) {
+        let n = |c: &str| row[c].as_i64();
+        let pct = row["sensitive_pct"].as_f64().expect("sensitive_pct");
+        assert!(
+            (pct - want.sensitive_pct).abs() <= 0.005 + 1e-9,
+            "profile_sensitivity.sql {row:?}: sensitive_pct, want {}",
+            want.sensitive_pct
+        );
+        let have = Sensitivity {
+            key: (
+                row["crawl"].as_str().expect("crawl").to_owned(),
+                row["agent"].as_str().expect("agent").to_owned(),
+            ),
+            hosts: n("hosts").expect("hosts"),
+            sensitive: n("sensitive").expect("sensitive"),
+            sensitive_pct: want.sensitive_pct,
+            open_elsewhere: n("open_elsewhere"),
+            closed_elsewhere: n("closed_elsewhere"),
+            profiles: n("profiles").expect("profiles"),
+        };
+        assert_eq!(&have, want, "profile_sensitivity.sql {row:?}");
+    }
 }
 
 /// queries/profile_*.sql and ai_signals.sql in DuckDB, against counts made here from
@@ -563,6 +658,28 @@ fn profile_queries_agree_with_the_readings_table() {
     );
     assert_eq!(got, want, "profile_disagreements.sql");
 
+    // profile_sensitivity: per (crawl, agent), the sensitive hosts and Google's root
+    // verdict against the other profiles'.
+    let want = sensitivity_rows(&readings, &crawl_of);
+    check_sensitivity(&rows("profile_sensitivity"), &want);
+    assert!(
+        want.iter().all(|w| w.profiles == Profile::ALL.len() as i64),
+        "every profile read every host"
+    );
+    for (name, count) in [
+        ("sensitive", want.iter().map(|w| w.sensitive).sum::<i64>()),
+        (
+            "open_elsewhere",
+            want.iter().filter_map(|w| w.open_elsewhere).sum(),
+        ),
+        (
+            "closed_elsewhere",
+            want.iter().filter_map(|w| w.closed_elsewhere).sum(),
+        ),
+    ] {
+        assert!(count > 0, "the samples have {name} hosts");
+    }
+
     // ai_signals: hosts and lines per (crawl, signal) from the rules table.
     let host_of: HashMap<&str, &str> = docs
         .iter()
@@ -622,6 +739,60 @@ fn profile_queries_agree_with_the_readings_table() {
         "the samples hold Host / Clean-param lines"
     );
     assert_eq!(got, want, "ai_signals.sql");
+}
+
+/// profile_sensitivity.sql on a run that did not ask google: the Google columns are
+/// null, the others still counted.
+#[test]
+#[cfg_attr(
+    not(feature = "external-tests"),
+    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+)]
+fn profile_sensitivity_without_google_leaves_its_columns_null() {
+    let dir = scratch("profile-sensitivity-no-google");
+    let out = dir.join("out");
+    let status = bin()
+        .current_dir(repo())
+        .arg("run")
+        .args([
+            "data-samples/cc-robotstxt-sample.warc.gz",
+            "data-samples/robots-dump.csv.gz",
+        ])
+        .args([
+            "--profiles",
+            "urllib,ccbot",
+            "--quiet",
+            "--overwrite",
+            "--out",
+        ])
+        .arg(&out)
+        .status()
+        .expect("run robots-census");
+    assert_eq!(status.code(), Some(0), "run exit status");
+    let results = crate::support::run_queries(&dir, &["profile_sensitivity"]);
+    let docs = read_docs(&out);
+    let latest = latest_doc_ids(&docs);
+    let crawl_of: HashMap<&str, &str> = docs
+        .iter()
+        .map(|d| (d.doc_id.as_str(), d.crawl.as_str()))
+        .collect();
+    let readings: Vec<ReadingRow> = read_readings(&out)
+        .into_iter()
+        .filter(|r| latest.contains(&r.doc_id))
+        .collect();
+    let want = sensitivity_rows(&readings, &crawl_of);
+    assert!(!want.is_empty(), "rows to compare");
+    assert!(want
+        .iter()
+        .all(|w| w.profiles == 2 && w.open_elsewhere.is_none() && w.closed_elsewhere.is_none()));
+    assert!(
+        want.iter().any(|w| w.sensitive > 0),
+        "urllib and ccbot differ somewhere"
+    );
+    check_sensitivity(
+        &crate::support::named_rows(&results["profile_sensitivity"]),
+        &want,
+    );
 }
 
 /// The readings table end to end: a CSV of corpus bodies through `run --profiles`, each
