@@ -188,7 +188,7 @@ pub(super) fn lint_section(lint: &[Lint]) -> Markup {
             (caption("Lint findings by code", "lint_findings"))
             thead { tr {
                 (th("code", "Code")) (th("severity", "Severity")) (th("documents", "Captures")) (th("findings", "Findings"))
-                (th("hosts", "Hosts")) (th("latest_hosts", "Latest hosts")) (th("example", "Example line"))
+                (th("hosts", "Hosts")) (th("latest_hosts", "Latest hosts")) (th("example", "Example line")) th scope="col" { "Bytes" }
             } }
             tbody {
                 @for l in lint {
@@ -198,12 +198,13 @@ pub(super) fn lint_section(lint: &[Lint]) -> Markup {
                         (cell("documents", int(l.documents))) (cell("findings", int(l.findings)))
                         (cell("hosts", int(l.hosts))) (cell("latest_hosts", int(l.latest_hosts)))
                         td class="example" data-col="example" { code { (clean(l.example.as_deref().unwrap_or(""))) } }
+                        td data-derived="encoding" { (encoding(l.example.as_deref().unwrap_or(""))) }
                     }
                 }
             }
         }
     };
-    let note = html! { "Bars: red errors, orange warnings, blue notes. Codes are listed in schemas/README.md. Captures count every fetch; latest hosts count each host's latest capture once. The example is the smallest excerpt of the code." };
+    let note = html! { "Bars: red errors, orange warnings, blue notes. Codes are listed in schemas/README.md. Captures count every fetch; latest hosts count each host's latest capture once. The example is the smallest excerpt of the code; an excerpt that is not UTF-8 text shows its bytes as " code { "\\xNN" } " (errors.excerpt), and “Bytes” names what they are." };
     section(
         "lint",
         "Lint findings by code",
@@ -212,6 +213,28 @@ pub(super) fn lint_section(lint: &[Lint]) -> Markup {
         chart,
         table,
     )
+}
+
+/// What the bytes of an example are, as `errors.excerpt` shows them: text as it is,
+/// or (escaped as `\xNN`) a UTF-16 body by its byte order mark, or bytes that are not
+/// UTF-8 text.
+fn encoding(example: &str) -> &'static str {
+    if example.starts_with(r"\xff\xfe") {
+        "UTF-16LE (byte order mark FF FE), shown as bytes"
+    } else if example.starts_with(r"\xfe\xff") {
+        "UTF-16BE (byte order mark FE FF), shown as bytes"
+    } else if escaped(example) {
+        "not UTF-8 text, shown as bytes"
+    } else {
+        "UTF-8 text"
+    }
+}
+
+/// Whether `s` holds a `\xNN` escape (an excerpt that was not text).
+fn escaped(s: &str) -> bool {
+    s.as_bytes().windows(4).any(|w| {
+        w[0] == b'\\' && w[1] == b'x' && w[2].is_ascii_hexdigit() && w[3].is_ascii_hexdigit()
+    })
 }
 
 pub(super) fn sizes_section(sizes: &[Size]) -> Markup {

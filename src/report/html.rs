@@ -9,7 +9,7 @@
 use maud::{html, Markup, PreEscaped, DOCTYPE};
 use serde_json::json;
 
-use super::charts::{lines, stacked, Series, PALETTE};
+use super::charts::{stacked, Series};
 use super::crawls::Crawls;
 use super::figures;
 use super::hosts::Hosts;
@@ -90,6 +90,23 @@ pub(super) enum Layout {
     Below,
 }
 
+/// Tables longer than this go into a collapsed appendix under their chart.
+const APPENDIX_ROWS: usize = 12;
+
+/// A section's table: as it is when short, else in a collapsed `<details>` (the
+/// charts stay on the page; the numbers are one click away and print when opened).
+pub(super) fn appendix(rows: usize, table: Markup) -> Markup {
+    if rows <= APPENDIX_ROWS {
+        return table;
+    }
+    html! {
+        details class="appendix" {
+            summary { "The numbers: " (int(rows as u64)) " rows" }
+            (table)
+        }
+    }
+}
+
 /// One section: heading, chart(s), table, note.
 pub(super) fn section(
     id: &str,
@@ -112,7 +129,13 @@ pub(super) fn section(
 }
 
 /// The whole page.
-pub fn page(m: &Methodology, c: &Crawls, changes: &[super::changes::Change], h: &Hosts) -> String {
+pub fn page(
+    m: &Methodology,
+    c: &Crawls,
+    changes: &[super::changes::Change],
+    readings: &super::hosts::Section<super::readings::Sensitivity>,
+    h: &Hosts,
+) -> String {
     let markup = html! {
         (DOCTYPE)
         html lang="en" {
@@ -136,9 +159,11 @@ pub fn page(m: &Methodology, c: &Crawls, changes: &[super::changes::Change], h: 
                     h2 { "Methodology" }
                     p { (methodology(m, c)) }
                 }
+                (super::summary::summary_section(c, changes))
                 (status_section(c))
-                (blocking_section(c))
-                @if let Some(section) = super::changes::changes_section(changes, c.crawls.len()) { (section) }
+                (super::blocking::blocking_section(c))
+                @if let Some(section) = super::changes::changes_section(changes, &c.crawls) { (section) }
+                (or_missing(readings, "readings", "Where crawlers read files differently", &queries::READINGS, super::readings::readings_section))
                 (or_missing(&h.tokens, "tokens", "Most named user-agent tokens", &queries::TOKENS, figures::tokens_section))
                 (or_missing(&h.sitemaps, "sitemaps", "Sitemap adoption", &queries::SITEMAPS, figures::sitemaps_section))
                 (or_missing(&h.delays, "delays", "Crawl-delay values", &queries::DELAYS, figures::delays_section))
@@ -246,142 +271,7 @@ fn status_section(c: &Crawls) -> Markup {
         Layout::Below,
         note,
         chart,
-        table,
-    )
-}
-
-fn blocking_section(c: &Crawls) -> Markup {
-    let series = [
-        Series {
-            name: "fully, named",
-            color: PALETTE[3],
-        },
-        Series {
-            name: "fully, via *",
-            color: "#F4A582",
-        },
-        Series {
-            name: "partially, named",
-            color: PALETTE[0],
-        },
-        Series {
-            name: "partially, via *",
-            color: "#92C5DE",
-        },
-    ];
-    let share = |n: u64, d: u64| {
-        if d == 0 {
-            0.0
-        } else {
-            100.0 * n as f64 / d as f64
-        }
-    };
-    let rows: Vec<(String, Vec<f64>)> = c
-        .agents
-        .iter()
-        .flat_map(|agent| c.blocking.iter().filter(move |b| &b.agent == agent))
-        .map(|b| {
-            let d = b.robots_sites;
-            (
-                format!("{} · {}", b.agent, b.crawl),
-                vec![
-                    share(b.fully_named, d),
-                    share(b.fully_star, d),
-                    share(b.partially_named, d),
-                    share(b.partially_star, d),
-                ],
-            )
-        })
-        .collect();
-    let max = rows
-        .iter()
-        .map(|(_, v)| v.iter().sum::<f64>())
-        .fold(0.0, f64::max);
-    let max = max.min(100.0);
-    let bars = stacked(
-        "chart-blocking",
-        "Agent blocking per crawl, percent of sites with a robots.txt",
-        &rows,
-        &series,
-        max,
-        "%",
-    );
-    let trend = (c.crawls.len() > 1).then(|| {
-        let series: Vec<(Series, Vec<Option<f64>>)> = c
-            .agents
-            .iter()
-            .enumerate()
-            .map(|(k, agent)| {
-                let values = c
-                    .crawls
-                    .iter()
-                    .map(|crawl| {
-                        c.blocking
-                            .iter()
-                            .find(|b| &b.agent == agent && &b.crawl == crawl)
-                            .and_then(|b| b.fully_pct)
-                    })
-                    .collect();
-                (
-                    Series {
-                        name: agent,
-                        color: PALETTE[k % PALETTE.len()],
-                    },
-                    values,
-                )
-            })
-            .collect();
-        let top = series
-            .iter()
-            .flat_map(|(_, v)| v.iter().flatten())
-            .fold(0.0f64, |a, &b| a.max(b));
-        let top = top.min(100.0);
-        lines(
-            "chart-blocking-trend",
-            "Sites fully blocking each agent, percent of sites with a robots.txt, per crawl",
-            &c.crawls,
-            &series,
-            top,
-            "%",
-        )
-    });
-    let charts = html! {
-        (bars)
-        @if let Some(trend) = trend { h3 { "Fully blocked, one line per agent" } (trend) }
-    };
-    let table = html! {
-        table id="t-blocking" data-query="agent_blocking_by_crawl" {
-            (caption("Sites blocking each agent, per crawl", "agent_blocking_by_crawl"))
-            thead { tr {
-                (th("agent", "Agent")) (th("crawl", "Crawl")) (th("robots_sites", "Sites with robots.txt"))
-                (th("fully", "Fully")) (th("fully_named", "named")) (th("fully_star", "via *")) (th("fully_pct", "Fully %"))
-                (th("partially", "Partially")) (th("partially_named", "named")) (th("partially_star", "via *")) (th("partially_pct", "Partially %"))
-            } }
-            tbody {
-                @for agent in &c.agents {
-                    @for b in c.blocking.iter().filter(|b| &b.agent == agent) {
-                        tr data-key=(key(json!({"crawl": b.crawl, "agent": b.agent}))) {
-                            th scope="row" data-col="agent" { (b.agent) }
-                            td data-col="crawl" { (b.crawl) }
-                            (cell("robots_sites", int(b.robots_sites)))
-                            (cell("fully", int(b.fully))) (cell("fully_named", int(b.fully_named)))
-                            (cell("fully_star", int(b.fully_star))) (cell("fully_pct", pct(b.fully_pct)))
-                            (cell("partially", int(b.partially))) (cell("partially_named", int(b.partially_named)))
-                            (cell("partially_star", int(b.partially_star))) (cell("partially_pct", pct(b.partially_pct)))
-                        }
-                    }
-                }
-            }
-        }
-    };
-    let note = html! { "Percent of sites whose deciding capture is a robots.txt. Sites that answer 5xx or 429 (unreachable: Google disallows all; RFC 9309 only for 5xx) are not counted as blocking." };
-    section(
-        "blocking",
-        "Agent blocking per crawl",
-        Layout::Below,
-        note,
-        charts,
-        table,
+        appendix(c.status.len(), table),
     )
 }
 

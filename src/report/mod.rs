@@ -21,13 +21,18 @@
 //! the stored sites table (running the step with defaults only when there is none). The
 //! options the table records are printed in the page's methodology paragraph.
 
+mod blocking;
 mod changes;
 mod charts;
 mod crawls;
 mod figures;
 mod hosts;
 mod html;
+mod purposes;
 mod queries;
+mod readings;
+mod summary;
+mod text;
 
 use std::path::{Path, PathBuf};
 
@@ -149,11 +154,17 @@ pub fn build(options: &Options) -> Result<Summary, ReportError> {
         sizes: &optional(&queries::SIZES)?,
         header: &header,
     })?;
+    // Only a run with --profiles has readings: without them the section says how to
+    // get it.
+    let readings = match optional(&queries::READINGS)? {
+        Ok(rows) => Ok(readings::from_rows(&rows)?),
+        Err(why) => Err(why),
+    };
     let methodology = Methodology {
         ran_sites: summary.ran_sites,
         out: out.display().to_string(),
     };
-    let page = html::page(&methodology, &crawls, &changes, &hosts);
+    let page = html::page(&methodology, &crawls, &changes, &readings, &hosts);
     write_atomically(&options.output, page.as_bytes())?;
     summary.crawls = crawls.crawls.len();
     summary.bytes = page.len();

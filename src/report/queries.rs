@@ -50,6 +50,7 @@ pub const SITEMAPS: Query = query!("sitemap_adoption");
 pub const DELAYS: Query = query!("crawl_delay");
 pub const LINT: Query = query!("lint_findings");
 pub const SIZES: Query = query!("size_distribution");
+pub const READINGS: Query = query!("profile_sensitivity");
 
 /// The header line and the methodology paragraph: robots.txt captures (the robots.txt
 /// URL test of every query), and the options and rank coverage the sites table records.

@@ -18,6 +18,7 @@ mod queries;
 mod remote;
 mod remote_out;
 mod report;
+mod report_layout;
 mod schema;
 mod sites;
 mod spark;

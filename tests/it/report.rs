@@ -9,20 +9,22 @@
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::sync::OnceLock;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::support::{bin, named_rows, python, repo, run_queries, scratch};
+use crate::support::{
+    bin, chromium, named_rows, python, repo, run_queries, run_with_timeout, scratch,
+};
 
 /// The queries the report reproduces (tests/it/queries.rs checks that every file of
 /// queries/ is checked somewhere).
 pub const REPORT_QUERIES: [&str; 2] = ["site_status_by_crawl", "agent_blocking_by_crawl"];
 
 /// Table id of the page -> the query it must equal.
-const TABLES: [(&str, &str); 8] = [
+const TABLES: [(&str, &str); 11] = [
     ("t-status", "site_status_by_crawl"),
     ("t-blocking", "agent_blocking_by_crawl"),
     ("t-changes", "changes_by_agent"),
@@ -31,13 +33,23 @@ const TABLES: [(&str, &str); 8] = [
     ("t-delays", "crawl_delay"),
     ("t-lint", "lint_findings"),
     ("t-sizes", "size_distribution"),
+    // The headline: a few rows of these queries (each row must equal its query row).
+    ("t-glance-sites", "agent_blocking_by_crawl"),
+    ("t-glance-ai", "agent_blocking_by_crawl"),
+    ("t-glance-changes", "changes_by_agent"),
 ];
 
-const CHARTS: [&str; 9] = [
+/// The charts of the default report, in page order: one small multiple per agent
+/// (chart-trend-1..4) after the blocking heatmap.
+const CHARTS: [&str; 13] = [
     "chart-status",
     "chart-blocking",
-    "chart-blocking-trend",
+    "chart-trend-1",
+    "chart-trend-2",
+    "chart-trend-3",
+    "chart-trend-4",
     "chart-changes",
+    "chart-changes-net",
     "chart-tokens",
     "chart-sitemaps",
     "chart-delays",
@@ -189,6 +201,102 @@ fn agrees(text: &str, want: &Value) -> bool {
     }
 }
 
+/// The number of a cell of `row` whose data-col is `col` (and whose own key has
+/// `key_value` among its values, when given).
+fn number_in(row: &Value, col: &str, key_value: Option<&Value>) -> f64 {
+    let cells = row["cells"].as_array().expect("cells");
+    let cell = cells
+        .iter()
+        .find(|c| {
+            c["col"] == col
+                && key_value.is_none_or(|v| {
+                    c["key"]
+                        .as_object()
+                        .is_some_and(|k| k.values().any(|x| x == v))
+                })
+        })
+        .unwrap_or_else(|| panic!("no {col} cell in {row}"));
+    let text = cell["text"]
+        .as_str()
+        .expect("text")
+        .replace([',', '%', '+'], "");
+    text.parse()
+        .unwrap_or_else(|_| panic!("{col}: {text:?} is not a number"))
+}
+
+/// Checks a headline cell computed from other cells of its row (the share of sites
+/// with a robots.txt, the change of a percentage between two crawls); false for
+/// other cells.
+fn derived_agrees(table: &str, row: &Value, cell: &Value) -> bool {
+    let text = cell["text"]
+        .as_str()
+        .expect("text")
+        .replace(['%', '+', ','], "");
+    match cell["derived"].as_str() {
+        Some("share") => {
+            let (n, d) = (
+                number_in(row, "robots_sites", None),
+                number_in(row, "sites", None),
+            );
+            let want = 100.0 * n / d;
+            let have: f64 = text.parse().expect("share");
+            assert!(
+                (have - want).abs() <= 0.051,
+                "{table}: share {have}, want {want:.3}"
+            );
+            true
+        }
+        Some("difference") => {
+            let crawls: Vec<Value> = row["cells"]
+                .as_array()
+                .expect("cells")
+                .iter()
+                .filter(|c| c["col"] == "fully_pct")
+                .map(|c| c["key"]["crawl"].clone())
+                .collect();
+            let [later, earlier] = crawls.as_slice() else {
+                panic!("{table}: a difference needs two fully_pct cells: {row}");
+            };
+            let want = number_in(row, "fully_pct", Some(later))
+                - number_in(row, "fully_pct", Some(earlier));
+            let have: f64 = text.parse().expect("difference");
+            assert!(
+                (have - want).abs() <= 0.0051,
+                "{table}: difference {have}, want {want:.3}"
+            );
+            true
+        }
+        Some("encoding") => {
+            // What the example's bytes are, read from the example as errors.excerpt
+            // writes it (tests/it/pipeline.rs checks that rule).
+            let example = row["cells"]
+                .as_array()
+                .expect("cells")
+                .iter()
+                .find(|c| c["col"] == "example")
+                .and_then(|c| c["text"].as_str())
+                .expect("example cell");
+            let has_escape = example
+                .as_bytes()
+                .windows(4)
+                .any(|w| w.starts_with(b"\\x") && w[2..].iter().all(u8::is_ascii_hexdigit));
+            let want = match example {
+                e if e.starts_with(r"\xff\xfe") => {
+                    "UTF-16LE (byte order mark FF FE), shown as bytes"
+                }
+                e if e.starts_with(r"\xfe\xff") => {
+                    "UTF-16BE (byte order mark FE FF), shown as bytes"
+                }
+                _ if has_escape => "not UTF-8 text, shown as bytes",
+                _ => "UTF-8 text",
+            };
+            assert_eq!(cell["text"], want, "{table}: the bytes of {example:?}");
+            true
+        }
+        _ => false,
+    }
+}
+
 /// Compares every numbered cell of the page's tables with the queries' results;
 /// returns how many cells were compared.
 fn compare(page: &Value, results: &BTreeMap<String, QueryRows>, tables: &[(&str, &str)]) -> usize {
@@ -205,6 +313,9 @@ fn compare(page: &Value, results: &BTreeMap<String, QueryRows>, tables: &[(&str,
             for cell in row["cells"].as_array().expect("cells") {
                 let text = cell["text"].as_str().expect("text");
                 let Some(col) = cell["col"].as_str() else {
+                    if derived_agrees(table, row, cell) {
+                        continue;
+                    }
                     // A derived cell: the row's sum.
                     assert_eq!(cell["derived"], "sum", "{table}: a cell without data-col");
                     let sum: u64 = row["cells"]
@@ -263,7 +374,10 @@ fn compare(page: &Value, results: &BTreeMap<String, QueryRows>, tables: &[(&str,
         let keys_of = |r: &BTreeMap<String, Value>| -> serde_json::Map<String, Value> {
             names.iter().map(|k| (k.clone(), r[k].clone())).collect()
         };
-        if let "t-tokens" | "t-delays" = table {
+        if table.starts_with("t-glance-") {
+            // The headline picks rows (each checked above), in its own order.
+            assert!(!seen.is_empty(), "{table}: no row");
+        } else if let "t-tokens" | "t-delays" = table {
             let n = seen.len();
             assert!(n >= 2, "{table}: {n} rows");
             let head: Vec<_> = want[..n].iter().map(keys_of).collect();
@@ -368,52 +482,6 @@ fn report_is_self_contained_html_without_parse_errors() {
         text.contains("status semantics <strong>rfc9309</strong>"),
         "methodology"
     );
-}
-
-/// Runs `cmd` with a deadline; kills it when it passes.
-fn run_with_timeout(mut cmd: Command, limit: Duration) -> (bool, Vec<u8>) {
-    let mut child = cmd
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start chromium");
-    let mut stdout = child.stdout.take().expect("stdout");
-    let reader = std::thread::spawn(move || {
-        let mut buf = Vec::new();
-        std::io::Read::read_to_end(&mut stdout, &mut buf).ok();
-        buf
-    });
-    let start = Instant::now();
-    let ok = loop {
-        if let Some(status) = child.try_wait().expect("wait") {
-            break status.success();
-        }
-        if start.elapsed() > limit {
-            let _ = child.kill();
-            let _ = child.wait();
-            break false;
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    };
-    (ok, reader.join().unwrap_or_default())
-}
-
-fn chromium(profile: &Path, height: u32) -> Command {
-    let mut cmd = Command::new("/usr/bin/chromium");
-    cmd.args([
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--hide-scrollbars",
-    ])
-    .arg(format!("--window-size=1280,{height}"))
-    .arg(format!("--user-data-dir={}", profile.display()));
-    cmd
 }
 
 #[test]

@@ -563,3 +563,60 @@ pub fn wheel() -> PathBuf {
     );
     wheels[0].clone()
 }
+
+/// Runs `cmd` (Chromium) with a deadline; returns whether it exited with success and its
+/// stdout. Past the deadline the command and every process it started are killed: it
+/// runs in a process group of its own, and the group is killed (Chromium leaves its
+/// renderer and zygote processes behind when only the browser process is).
+pub fn run_with_timeout(mut cmd: Command, limit: std::time::Duration) -> (bool, Vec<u8>) {
+    use std::os::unix::process::CommandExt;
+    use std::time::{Duration, Instant};
+    let mut child = cmd
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .process_group(0)
+        .spawn()
+        .expect("start chromium");
+    let mut stdout = child.stdout.take().expect("stdout");
+    let reader = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        std::io::Read::read_to_end(&mut stdout, &mut buf).ok();
+        buf
+    });
+    let start = Instant::now();
+    let ok = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status.success();
+        }
+        if start.elapsed() > limit {
+            let _ = Command::new("kill")
+                .args(["-KILL", "--", &format!("-{}", child.id())])
+                .status();
+            let _ = child.kill();
+            let _ = child.wait();
+            break false;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    (ok, reader.join().unwrap_or_default())
+}
+
+/// Headless Chromium (Debian's package, which `make chromium` installs) with a window
+/// 1280 px wide and `height` px high and its own profile directory `profile`.
+pub fn chromium(profile: &Path, height: u32) -> Command {
+    let mut cmd = Command::new("/usr/bin/chromium");
+    cmd.args([
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--hide-scrollbars",
+    ])
+    .arg(format!("--window-size=1280,{height}"))
+    .arg(format!("--user-data-dir={}", profile.display()));
+    cmd
+}

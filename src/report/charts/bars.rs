@@ -1,24 +1,16 @@
-//! The report's charts as inline SVG: horizontal bars, stacked horizontal bars, bars
-//! on both sides of zero, vertical bars with a marked cut, and lines across crawls.
-//!
-//! Written by hand with maud rather than with a chart crate: plotters' SVG backend
-//! (the maintained choice) draws to a fixed pixel size with its own font settings and
-//! no `<title>`/`role` for screen readers, and brings a drawing stack for four simple
-//! chart shapes. These SVGs use a `viewBox` (they scale with the page and print
-//! sharply), inherit the page's system font (nothing is fetched), carry `role="img"`
-//! and a `<title>`, and leave the exact numbers to the table beside each chart.
-//! (A judgement, not a measurement: plotters was not built and compared here.)
+//! Bar charts: horizontal bars, stacked horizontal bars, bars on both sides of zero,
+//! vertical bars with a marked cut. Label columns are as wide as their longest label
+//! (up to a cap, past which a label is cut with an ellipsis and keeps its whole text
+//! in a `<title>`).
 
 use maud::{html, Markup};
 
-/// Colour-blind-safe colours (Okabe and Ito), then greys.
-pub const PALETTE: [&str; 8] = [
-    "#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#8C6D1F", "#555555",
-];
+use super::{fmt_tick, nice, px, svg, Series, LABEL_PX, TICK_PX, VALUE_PX, WIDTH};
+use crate::report::text::{fit, widest, width, wrap};
 
-const WIDTH: f64 = 640.0;
-const LABEL_W: f64 = 190.0;
 const ROW_H: f64 = 22.0;
+/// The widest a label column grows before labels are cut.
+const MAX_LABEL_W: f64 = 240.0;
 
 /// One bar: its label, its length in chart units, the text written at its end.
 pub struct Bar {
@@ -29,45 +21,19 @@ pub struct Bar {
     pub color: Option<&'static str>,
 }
 
-/// A series of a stacked or line chart: name and colour.
-pub struct Series<'a> {
-    pub name: &'a str,
-    pub color: &'a str,
+/// The width of a label column for `labels`: room for the longest, within the cap.
+fn label_column<'a>(labels: impl IntoIterator<Item = &'a str>) -> f64 {
+    (widest(labels, LABEL_PX) + 12.0).clamp(60.0, MAX_LABEL_W)
 }
 
-fn short(label: &str, max: usize) -> String {
-    if label.chars().count() <= max {
-        return label.to_owned();
-    }
-    let mut s: String = label.chars().take(max - 1).collect();
-    s.push('…');
-    s
-}
-
-fn svg(id: &str, title: &str, height: f64, body: Markup) -> Markup {
-    html! {
-        svg class="chart" id=(id) role="img" aria-labelledby={ (id) "-title" }
-            viewBox={ "0 0 " (WIDTH) " " (height) } xmlns="http://www.w3.org/2000/svg" {
-            title id={ (id) "-title" } { (title) }
-            (body)
-        }
-    }
-}
-
-/// A round scale for values up to `v`: (top, intervals), the interval a 1, 2 or 5
-/// times a power of ten and at most five of them.
-pub fn nice(v: f64) -> (f64, u32) {
-    let v = if v.is_finite() && v > 0.0 { v } else { 1.0 };
-    let mut magnitude = 10f64.powf((v / 5.0).log10().floor());
-    loop {
-        for step in [1.0, 2.0, 5.0] {
-            let step = step * magnitude;
-            let n = (v / step).ceil();
-            if n <= 5.0 {
-                return (n.max(1.0) * step, n.max(1.0) as u32);
-            }
-        }
-        magnitude *= 10.0;
+/// A row label, right-aligned at `x`: cut to `room` when longer, with its whole text
+/// as a tooltip.
+fn row_label(label: &str, x: f64, y: f64, room: f64) -> Markup {
+    match fit(label, LABEL_PX, room) {
+        None => html! { text class="label" x=(px(x)) y=(px(y)) text-anchor="end" { (label) } },
+        Some(cut) => html! {
+            text class="label" x=(px(x)) y=(px(y)) text-anchor="end" { title { (label) } (cut) }
+        },
     }
 }
 
@@ -76,19 +42,11 @@ fn grid(left: f64, width: f64, top: f64, bottom: f64, (max, n): (f64, u32), unit
     html! {
         @for k in 0..=n {
             @let x = left + width * f64::from(k) / f64::from(n);
-            line class="grid" x1=(x) x2=(x) y1=(top) y2=(bottom) {}
-            text class="tick" x=(x) y=(bottom + 14.0) text-anchor="middle" {
+            line class="grid" x1=(px(x)) x2=(px(x)) y1=(px(top)) y2=(px(bottom)) {}
+            text class="tick" x=(px(x)) y=(px(bottom + 14.0)) text-anchor="middle" {
                 (fmt_tick(max * f64::from(k) / f64::from(n))) (unit)
             }
         }
-    }
-}
-
-fn fmt_tick(v: f64) -> String {
-    if v >= 100.0 || v.fract() == 0.0 {
-        format!("{v:.0}")
-    } else {
-        format!("{v:.1}")
     }
 }
 
@@ -96,24 +54,45 @@ fn fmt_tick(v: f64) -> String {
 pub fn hbars(id: &str, title: &str, bars: &[Bar], color: &str, unit: &str) -> Markup {
     let scale = nice(bars.iter().map(|b| b.value).fold(0.0, f64::max));
     let max = scale.0;
-    let plot_w = WIDTH - LABEL_W - 60.0;
-    let height = 10.0 + ROW_H * bars.len() as f64 + 24.0;
+    let label_w = label_column(bars.iter().map(|b| b.label.as_str()));
+    // Room after the longest bar for its value, and for the last tick's half.
+    let value_w = widest(bars.iter().map(|b| b.text.as_str()), VALUE_PX) + 8.0;
+    let tick_w = width(&format!("{}{unit}", fmt_tick(max)), TICK_PX) / 2.0 + 4.0;
+    let plot_w = WIDTH - label_w - value_w.max(tick_w);
     let bottom = 10.0 + ROW_H * bars.len() as f64;
     svg(
         id,
         title,
-        height,
+        (WIDTH, bottom + 24.0),
+        1.4,
         html! {
-            (grid(LABEL_W, plot_w, 6.0, bottom, scale, unit))
+            (grid(label_w, plot_w, 6.0, bottom, scale, unit))
             @for (i, b) in bars.iter().enumerate() {
                 @let y = 10.0 + ROW_H * i as f64;
                 @let w = plot_w * b.value / max;
-                text class="label" x=(LABEL_W - 6.0) y=(y + 14.0) text-anchor="end" { (short(&b.label, 30)) }
-                rect x=(LABEL_W) y=(y + 3.0) width=(w) height=(ROW_H - 6.0) fill=(b.color.unwrap_or(color)) {}
-                text class="value" x=(LABEL_W + w + 4.0) y=(y + 14.0) { (b.text) }
+                (row_label(&b.label, label_w - 6.0, y + 14.0, label_w - 10.0))
+                rect x=(px(label_w)) y=(px(y + 3.0)) width=(px(w)) height=(px(ROW_H - 6.0)) fill=(b.color.unwrap_or(color)) {}
+                text class="value" x=(px(label_w + w + 4.0)) y=(px(y + 14.0)) { (b.text) }
             }
         },
     )
+}
+
+/// A legend of coloured squares, laid out in as many equal columns as fit in
+/// `width`; returns the markup and its height.
+fn legend(series: &[Series<'_>], width: f64) -> (Markup, f64) {
+    let item_w = widest(series.iter().map(|s| s.name), LABEL_PX) + 16.0 + 18.0;
+    let columns = ((width - 10.0) / item_w).floor().max(1.0) as usize;
+    let rows = series.len().div_ceil(columns);
+    let markup = html! {
+        @for (k, s) in series.iter().enumerate() {
+            @let x = 10.0 + item_w * (k % columns) as f64;
+            @let y = 6.0 + 18.0 * (k / columns) as f64;
+            rect x=(px(x)) y=(px(y)) width="12" height="12" fill=(s.color) {}
+            text class="legend" x=(px(x + 16.0)) y=(px(y + 10.5)) { (s.name) }
+        }
+    };
+    (markup, 8.0 + 18.0 * rows as f64)
 }
 
 /// Horizontal bars made of stacked segments (values in chart units, scale 0..max),
@@ -128,27 +107,24 @@ pub fn stacked(
 ) -> Markup {
     let scale = nice(max);
     let max = scale.0;
-    let plot_w = WIDTH - LABEL_W - 20.0;
-    let legend_rows = series.len().div_ceil(3) as f64;
-    let top = 8.0 + 18.0 * legend_rows;
+    let label_w = label_column(rows.iter().map(|(l, _)| l.as_str()));
+    let tick_w = width(&format!("{}{unit}", fmt_tick(max)), TICK_PX) / 2.0 + 4.0;
+    let plot_w = WIDTH - label_w - tick_w;
+    let (legend, top) = legend(series, WIDTH);
     let bottom = top + ROW_H * rows.len() as f64;
     svg(
         id,
         title,
-        bottom + 24.0,
+        (WIDTH, bottom + 24.0),
+        1.4,
         html! {
-            @for (k, s) in series.iter().enumerate() {
-                @let x = 10.0 + 210.0 * (k % 3) as f64;
-                @let y = 6.0 + 18.0 * (k / 3) as f64;
-                rect x=(x) y=(y) width="12" height="12" fill=(s.color) {}
-                text class="legend" x=(x + 16.0) y=(y + 10.5) { (short(s.name, 30)) }
-            }
-            (grid(LABEL_W, plot_w, top - 2.0, bottom, scale, unit))
+            (legend)
+            (grid(label_w, plot_w, top - 2.0, bottom, scale, unit))
             @for (i, (label, values)) in rows.iter().enumerate() {
                 @let y = top + ROW_H * i as f64;
-                text class="label" x=(LABEL_W - 6.0) y=(y + 14.0) text-anchor="end" { (short(label, 30)) }
-                @for (v, s, x, w) in segments(values, series, LABEL_W, plot_w / max.max(f64::MIN_POSITIVE)) {
-                    rect x=(x) y=(y + 3.0) width=(w) height=(ROW_H - 6.0) fill=(s.color) {
+                (row_label(label, label_w - 6.0, y + 14.0, label_w - 10.0))
+                @for (v, s, x, w) in segments(values, series, label_w, plot_w / max.max(f64::MIN_POSITIVE)) {
+                    rect x=(px(x)) y=(px(y + 3.0)) width=(px(w)) height=(px(ROW_H - 6.0)) fill=(s.color) {
                         title { (s.name) ": " (fmt_tick(v)) (unit) }
                     }
                 }
@@ -176,8 +152,9 @@ fn segments<'s>(
         .collect()
 }
 
-/// Vertical bars; `cut` draws a dashed line after bar `index` with a label. With `log`,
-/// heights are log10(1 + value), so single files beside thousands stay visible.
+/// Vertical bars; `cut` draws a dashed line after bar `index` with a label above the
+/// bars. With `log`, heights are log10(1 + value), so single files beside thousands
+/// stay visible. Labels under the bars wrap onto two lines when a slot is too narrow.
 pub fn vbars(id: &str, title: &str, bars: &[Bar], cut: Option<(usize, &str)>, log: bool) -> Markup {
     let scale = |v: f64| if log { (1.0 + v).log10() } else { v };
     let max = bars
@@ -185,29 +162,44 @@ pub fn vbars(id: &str, title: &str, bars: &[Bar], cut: Option<(usize, &str)>, lo
         .map(|b| scale(b.value))
         .fold(0.0, f64::max)
         .max(1.0);
-    let (left, top, plot_h) = (20.0, 26.0, 170.0);
-    let slot = (WIDTH - 2.0 * left) / bars.len().max(1) as f64;
+    let slot = (WIDTH - 40.0) / bars.len().max(1) as f64;
+    let labels: Vec<Vec<String>> = bars
+        .iter()
+        .map(|b| wrap(&b.label, TICK_PX, slot - 6.0, 2))
+        .collect();
+    let label_lines = labels.iter().map(Vec::len).max().unwrap_or(1) as f64;
+    // The cut's label sits above the tallest bar's value.
+    let top = if cut.is_some() { 40.0 } else { 22.0 };
+    let (left, plot_h) = (20.0, 170.0);
     let bottom = top + plot_h;
+    let under = bottom + 4.0 + 12.0 * label_lines;
+    let height = under + if log { 18.0 } else { 6.0 };
     svg(
         id,
         title,
-        bottom + 40.0,
+        (WIDTH, height),
+        1.4,
         html! {
-            line class="axis" x1=(left) x2=(WIDTH - left) y1=(bottom) y2=(bottom) {}
-            @for (i, b) in bars.iter().enumerate() {
+            line class="axis" x1=(px(left)) x2=(px(WIDTH - left)) y1=(px(bottom)) y2=(px(bottom)) {}
+            @for (i, (b, lines)) in bars.iter().zip(&labels).enumerate() {
                 @let h = plot_h * scale(b.value) / max;
                 @let x = left + slot * i as f64;
-                rect x=(x + slot * 0.15) y=(bottom - h) width=(slot * 0.7) height=(h) fill=(PALETTE[0]) {}
-                text class="value" x=(x + slot / 2.0) y=(bottom - h - 4.0) text-anchor="middle" { (b.text) }
-                text class="tick" x=(x + slot / 2.0) y=(bottom + 16.0) text-anchor="middle" { (b.label) }
+                rect x=(px(x + slot * 0.15)) y=(px(bottom - h)) width=(px(slot * 0.7)) height=(px(h)) fill=(super::PALETTE[0]) {}
+                text class="value" x=(px(x + slot / 2.0)) y=(px(bottom - h - 4.0)) text-anchor="middle" { (b.text) }
+                @for (k, line) in lines.iter().enumerate() {
+                    text class="tick" x=(px(x + slot / 2.0)) y=(px(bottom + 14.0 + 12.0 * k as f64)) text-anchor="middle" { (line) }
+                }
             }
             @if let Some((index, label)) = cut {
                 @let x = left + slot * (index + 1) as f64;
-                line class="cut" x1=(x) x2=(x) y1=(top - 14.0) y2=(bottom + 24.0) {}
-                text class="cut-label" x=(x - 4.0) y=(top - 4.0) text-anchor="end" { (label) }
+                line class="cut" x1=(px(x)) x2=(px(x)) y1="6" y2=(px(bottom + 4.0)) {}
+                @let room = x - 6.0;
+                text class="cut-label" x=(px(x - 4.0)) y="16" text-anchor="end" {
+                    (fit(label, LABEL_PX, room).unwrap_or_else(|| label.to_owned()))
+                }
             }
             @if log {
-                text class="tick" x=(WIDTH - left) y=(bottom + 34.0) text-anchor="end" { "bar heights: log scale" }
+                text class="tick" x=(px(WIDTH - left)) y=(px(height - 4.0)) text-anchor="end" { "bar heights: log scale" }
             }
         },
     )
@@ -224,81 +216,57 @@ pub fn diverging(
     colors: (&str, &str),
 ) -> Markup {
     let (max, n) = nice(rows.iter().map(|r| r.1.max(r.2)).fold(0.0, f64::max));
-    let half = (WIDTH - LABEL_W - 20.0) / 2.0;
-    let zero = LABEL_W + half;
-    let top = 26.0;
+    let label_w = label_column(rows.iter().map(|r| r.0.as_str()));
+    let tick_w = width(&fmt_tick(max), TICK_PX) / 2.0 + 4.0;
+    let half = (WIDTH - label_w - 2.0 * tick_w) / 2.0;
+    let zero = label_w + tick_w + half;
+    let series = [
+        Series {
+            name: names.0,
+            color: colors.0,
+        },
+        Series {
+            name: names.1,
+            color: colors.1,
+        },
+    ];
+    let (legend, top) = legend(&series, WIDTH);
     let bottom = top + ROW_H * rows.len() as f64;
     let x_of = |v: f64| half * v / max;
+    // Grid lines and their labels on both sides of zero (tick_w keeps the outermost
+    // labels inside the picture and off the row labels).
+    let ticks: Vec<(f64, f64)> = (0..=n)
+        .flat_map(|k| {
+            let v = max * f64::from(k) / f64::from(n);
+            let both = if k == 0 {
+                vec![zero]
+            } else {
+                vec![zero - x_of(v), zero + x_of(v)]
+            };
+            both.into_iter().map(move |x| (x, v))
+        })
+        .collect();
     svg(
         id,
         title,
-        bottom + 24.0,
+        (WIDTH, bottom + 24.0),
+        1.4,
         html! {
-            rect x="10" y="6" width="12" height="12" fill=(colors.0) {}
-            text class="legend" x="26" y="16.5" { (names.0) }
-            rect x="220" y="6" width="12" height="12" fill=(colors.1) {}
-            text class="legend" x="236" y="16.5" { (names.1) }
-            @for k in 0..=n {
-                @let v = max * f64::from(k) / f64::from(n);
-                @for x in [zero - x_of(v), zero + x_of(v)] {
-                    line class="grid" x1=(x) x2=(x) y1=(top - 2.0) y2=(bottom) {}
-                    text class="tick" x=(x) y=(bottom + 14.0) text-anchor="middle" { (fmt_tick(v)) }
-                }
+            (legend)
+            @for (x, v) in &ticks {
+                line class="grid" x1=(px(*x)) x2=(px(*x)) y1=(px(top - 2.0)) y2=(px(bottom)) {}
+                text class="tick" x=(px(*x)) y=(px(bottom + 14.0)) text-anchor="middle" { (fmt_tick(*v)) }
             }
-            line class="axis" x1=(zero) x2=(zero) y1=(top - 2.0) y2=(bottom) {}
+            line class="axis" x1=(px(zero)) x2=(px(zero)) y1=(px(top - 2.0)) y2=(px(bottom)) {}
             @for (i, (label, left, right)) in rows.iter().enumerate() {
                 @let y = top + ROW_H * i as f64;
-                text class="label" x=(LABEL_W - 6.0) y=(y + 14.0) text-anchor="end" { (short(label, 30)) }
-                rect x=(zero - x_of(*left)) y=(y + 3.0) width=(x_of(*left)) height=(ROW_H - 6.0) fill=(colors.0) {
+                (row_label(label, label_w - 6.0, y + 14.0, label_w - 10.0))
+                rect x=(px(zero - x_of(*left))) y=(px(y + 3.0)) width=(px(x_of(*left))) height=(px(ROW_H - 6.0)) fill=(colors.0) {
                     title { (names.0) ": " (fmt_tick(*left)) }
                 }
-                rect x=(zero) y=(y + 3.0) width=(x_of(*right)) height=(ROW_H - 6.0) fill=(colors.1) {
+                rect x=(px(zero)) y=(px(y + 3.0)) width=(px(x_of(*right))) height=(px(ROW_H - 6.0)) fill=(colors.1) {
                     title { (names.1) ": " (fmt_tick(*right)) }
                 }
-            }
-        },
-    )
-}
-
-/// One line per series across the x labels (crawls); values in 0..=max.
-pub fn lines(
-    id: &str,
-    title: &str,
-    x_labels: &[String],
-    series: &[(Series<'_>, Vec<Option<f64>>)],
-    max: f64,
-    unit: &str,
-) -> Markup {
-    let (left, right, top, plot_h) = (50.0, 150.0, 14.0, 190.0);
-    let plot_w = WIDTH - left - right;
-    let bottom = top + plot_h;
-    let step = plot_w / (x_labels.len().max(2) - 1) as f64;
-    let (max, n) = nice(max);
-    let y_of = |v: f64| bottom - plot_h * v / max;
-    svg(
-        id,
-        title,
-        bottom + 30.0,
-        html! {
-            @for k in 0..=n {
-                @let v = max * f64::from(k) / f64::from(n);
-                line class="grid" x1=(left) x2=(left + plot_w) y1=(y_of(v)) y2=(y_of(v)) {}
-                text class="tick" x=(left - 6.0) y=(y_of(v) + 4.0) text-anchor="end" { (fmt_tick(v)) (unit) }
-            }
-            @for (i, label) in x_labels.iter().enumerate() {
-                text class="tick" x=(left + step * i as f64) y=(bottom + 16.0) text-anchor="middle" { (label) }
-            }
-            @for (k, (s, values)) in series.iter().enumerate() {
-                @let points: Vec<(f64, f64)> = values.iter().enumerate()
-                    .filter_map(|(i, v)| v.map(|v| (left + step * i as f64, y_of(v)))).collect();
-                polyline fill="none" stroke=(s.color) stroke-width="2.5"
-                    points=(points.iter().map(|(x, y)| format!("{x:.1},{y:.1}")).collect::<Vec<_>>().join(" ")) {}
-                @for (x, y) in &points {
-                    circle cx=(format!("{x:.1}")) cy=(format!("{y:.1}")) r="3.5" fill=(s.color) {}
-                }
-                @let ly = top + 4.0 + 18.0 * k as f64;
-                rect x=(left + plot_w + 14.0) y=(ly) width="12" height="12" fill=(s.color) {}
-                text class="legend" x=(left + plot_w + 30.0) y=(ly + 10.5) { (short(s.name, 18)) }
             }
         },
     )
@@ -326,27 +294,32 @@ mod tests {
         ];
         let svg = hbars("x", "t", &bars, "#000", "").into_string();
         assert!(svg.contains("&lt;a&amp;b&gt;"), "{svg}");
-        let plot_w = WIDTH - LABEL_W - 60.0;
-        assert!(svg.contains(&format!("width=\"{plot_w}\"")), "{svg}");
+        let label_w = label_column(["<a&b>", "b"]);
+        let value_w = widest(["10", "5"], VALUE_PX) + 8.0;
+        let plot_w = WIDTH - label_w - value_w.max(width("10", TICK_PX) / 2.0 + 4.0);
+        assert!(svg.contains(&format!("width=\"{}\"", px(plot_w))), "{svg}");
         assert!(
-            svg.contains(&format!("width=\"{}\"", plot_w / 2.0)),
+            svg.contains(&format!("width=\"{}\"", px(plot_w / 2.0))),
             "{svg}"
         );
     }
 
     #[test]
-    fn scales_are_round() {
-        assert_eq!(nice(231.0), (250.0, 5));
-        assert_eq!(nice(48.43), (50.0, 5));
-        assert_eq!(nice(13.0), (15.0, 3));
-        assert_eq!(nice(100.0), (100.0, 5));
-        assert_eq!(nice(0.0), (1.0, 5));
-        assert_eq!(nice(3.0), (3.0, 3));
-    }
-
-    #[test]
-    fn long_labels_are_cut() {
-        assert_eq!(short("abcdef", 4), "abc…");
-        assert_eq!(short("abc", 4), "abc");
+    fn a_label_too_long_for_its_column_is_cut_and_keeps_its_text() {
+        let long = "Googlebot-News · CC-MAIN-2026-05 and then some more words".to_owned();
+        let bars = [Bar {
+            label: long.clone(),
+            value: 1.0,
+            text: "1".into(),
+            color: None,
+        }];
+        let svg = hbars("x", "t", &bars, "#000", "").into_string();
+        assert!(svg.contains(&format!("<title>{long}</title>")), "{svg}");
+        let cut = fit(&long, LABEL_PX, MAX_LABEL_W - 10.0).expect("cut");
+        assert!(
+            cut.starts_with("Googlebot-News") && cut.ends_with('…'),
+            "{cut}"
+        );
+        assert!(svg.contains(&format!("</title>{cut}</text>")), "{svg}");
     }
 }
