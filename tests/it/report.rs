@@ -24,10 +24,11 @@ use crate::support::{
 pub const REPORT_QUERIES: [&str; 2] = ["site_status_by_crawl", "agent_blocking_by_crawl"];
 
 /// Table id of the page -> the query it must equal.
-const TABLES: [(&str, &str); 11] = [
+const TABLES: [(&str, &str); 12] = [
     ("t-status", "site_status_by_crawl"),
     ("t-blocking", "agent_blocking_by_crawl"),
     ("t-changes", "changes_by_agent"),
+    ("t-readings", "profile_sensitivity"),
     ("t-tokens", "top_user_agents"),
     ("t-sitemaps", "sitemap_adoption"),
     ("t-delays", "crawl_delay"),
@@ -41,7 +42,7 @@ const TABLES: [(&str, &str); 11] = [
 
 /// The charts of the default report, in page order: one small multiple per agent
 /// (chart-trend-1..4) after the blocking heatmap.
-const CHARTS: [&str; 13] = [
+const CHARTS: [&str; 14] = [
     "chart-status",
     "chart-blocking",
     "chart-trend-1",
@@ -50,6 +51,7 @@ const CHARTS: [&str; 13] = [
     "chart-trend-4",
     "chart-changes",
     "chart-changes-net",
+    "chart-readings",
     "chart-tokens",
     "chart-sitemaps",
     "chart-delays",
@@ -95,7 +97,8 @@ fn dataset(name: &str) -> Dataset {
         .arg(corpus.join("crawl-data"))
         .arg(repo().join("data-samples/cc-robotstxt-sample.warc.gz"))
         .arg(&csv)
-        .args(["--agents", AGENTS, "--quiet", "--out"])
+        // Every interpretation profile: the readings section.
+        .args(["--agents", AGENTS, "--profiles", "all", "--quiet", "--out"])
         .arg(dir.join("out"))
         .status()
         .expect("run robots-census");
