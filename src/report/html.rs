@@ -1,5 +1,9 @@
 //! The report page: one self-contained HTML document (inline CSS and SVG, no script,
-//! nothing fetched), one section per chart with its numbers in a table beside it.
+//! nothing fetched), one section per subject: its charts, and its numbers in a table
+//! beside or below them (collapsed in a `<details>` appendix when long). The sections
+//! of many crawls and agents have files of their own (summary, blocking, changes,
+//! readings; figures.rs the per-host ones); this file holds the page and the pieces
+//! they share.
 //!
 //! Every table says which query of `queries/` it reproduces (`data-query`), every row
 //! its key columns as JSON (`data-key`), every number cell the query column it holds

@@ -8,10 +8,14 @@
 //! <OUT>/sites (the sites step; run here first when options are given or it is missing)
 //!   --site_status_by_crawl, agent_blocking_by_crawl--> crawls: per crawl and agent
 //!   --changes_by_agent (every consecutive pair of crawls)--> changes
+//! <OUT>/documents, readings (a run with --profiles)
+//!   --profile_sensitivity--> readings
 //! <OUT>/documents, groups, sitemaps, errors
 //!   --top_user_agents, sitemap_adoption, crawl_delay, lint_findings,
 //!     size_distribution (latest capture per host)--> hosts
-//!   --html + charts--> report.html (inline CSS and SVG, no script, nothing fetched)
+//!   --summary, blocking, changes, readings, figures (sections) + charts
+//!     + purposes (agent groups and colours) + text (label widths)
+//!   --html--> report.html (inline CSS and SVG, no script, nothing fetched)
 //! ```
 //!
 //! The options of the sites step carry over: with any of `--site-key`,
