@@ -215,26 +215,51 @@ pub(super) fn lint_section(lint: &[Lint]) -> Markup {
     )
 }
 
-/// What the bytes of an example are, as `errors.excerpt` shows them: text as it is,
-/// or (escaped as `\xNN`) a UTF-16 body by its byte order mark, or bytes that are not
-/// UTF-8 text.
+/// What the bytes of an example are, as `errors.excerpt` shows them: a UTF-16 body
+/// by its byte order mark; bytes that are not UTF-8 (an escape of 0x80 or more);
+/// UTF-8 text with control characters escaped (line breaks of a body-level excerpt,
+/// NULs); or plain UTF-8 text.
 fn encoding(example: &str) -> &'static str {
     if example.starts_with(r"\xff\xfe") {
-        "UTF-16LE (byte order mark FF FE), shown as bytes"
-    } else if example.starts_with(r"\xfe\xff") {
-        "UTF-16BE (byte order mark FE FF), shown as bytes"
-    } else if escaped(example) {
+        return "UTF-16LE (byte order mark FF FE), shown as bytes";
+    }
+    if example.starts_with(r"\xfe\xff") {
+        return "UTF-16BE (byte order mark FE FF), shown as bytes";
+    }
+    let escapes = escapes(example);
+    if escapes.iter().any(|&b| b >= 0x80) {
         "not UTF-8 text, shown as bytes"
+    } else if !escapes.is_empty() {
+        "UTF-8 text, control characters as \\xNN"
     } else {
         "UTF-8 text"
     }
 }
 
-/// Whether `s` holds a `\xNN` escape (an excerpt that was not text).
-fn escaped(s: &str) -> bool {
-    s.as_bytes().windows(4).any(|w| {
-        w[0] == b'\\' && w[1] == b'x' && w[2].is_ascii_hexdigit() && w[3].is_ascii_hexdigit()
-    })
+/// The bytes written as `\xNN` in an excerpt that was escaped (where a backslash of
+/// the text is doubled), but for printable ASCII: a text left as it was may hold
+/// `\x41` as written, never a control character or a byte past ASCII.
+fn escapes(s: &str) -> Vec<u8> {
+    let b = s.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i + 1 < b.len() {
+        match (b[i], b[i + 1]) {
+            (b'\\', b'\\') => i += 2,
+            (b'\\', b'x') if i + 3 < b.len() => {
+                let hex = std::str::from_utf8(&b[i + 2..i + 4]).ok();
+                match hex.and_then(|h| u8::from_str_radix(h, 16).ok()) {
+                    Some(v) if !(0x20..0x7f).contains(&v) => {
+                        out.push(v);
+                        i += 4;
+                    }
+                    _ => i += 1,
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    out
 }
 
 pub(super) fn sizes_section(sizes: &[Size]) -> Markup {
@@ -287,4 +312,36 @@ pub(super) fn sizes_section(sizes: &[Size]) -> Markup {
         chart,
         table,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn examples_name_their_bytes() {
+        assert_eq!(
+            encoding(r"\xff\xfeU\x00s\x00"),
+            "UTF-16LE (byte order mark FF FE), shown as bytes"
+        );
+        assert_eq!(
+            encoding(r"\xfe\xff\x00U"),
+            "UTF-16BE (byte order mark FE FF), shown as bytes"
+        );
+        assert_eq!(
+            encoding(r"Disallow: /caf\xe9/"),
+            "not UTF-8 text, shown as bytes"
+        );
+        assert_eq!(
+            encoding(r"<html>\x0a<body>"),
+            "UTF-8 text, control characters as \\xNN"
+        );
+        assert_eq!(encoding("Disallow: /a"), "UTF-8 text");
+        // A backslash of escaped text is doubled; a printable escape is text as written.
+        assert_eq!(
+            encoding(r"a\\xe9\x0a"),
+            "UTF-8 text, control characters as \\xNN"
+        );
+        assert_eq!(encoding(r"Disallow: /\x41"), "UTF-8 text");
+    }
 }

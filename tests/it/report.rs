@@ -279,10 +279,26 @@ fn derived_agrees(table: &str, row: &Value, cell: &Value) -> bool {
                 .find(|c| c["col"] == "example")
                 .and_then(|c| c["text"].as_str())
                 .expect("example cell");
-            let has_escape = example
-                .as_bytes()
-                .windows(4)
-                .any(|w| w.starts_with(b"\\x") && w[2..].iter().all(u8::is_ascii_hexdigit));
+            // The bytes written as \xNN, backslashes of escaped text being doubled;
+            // printable ASCII escapes are text as written.
+            let mut escaped = Vec::new();
+            let mut rest = example;
+            while let Some(at) = rest.find('\\') {
+                rest = &rest[at..];
+                if let Some(after) = rest.strip_prefix("\\\\") {
+                    rest = after;
+                    continue;
+                }
+                match rest.get(2..4).map(|h| u8::from_str_radix(h, 16)) {
+                    Some(Ok(v))
+                        if rest.as_bytes().get(1) == Some(&b'x') && !(0x20..0x7f).contains(&v) =>
+                    {
+                        escaped.push(v);
+                        rest = &rest[4..];
+                    }
+                    _ => rest = &rest[1..],
+                }
+            }
             let want = match example {
                 e if e.starts_with(r"\xff\xfe") => {
                     "UTF-16LE (byte order mark FF FE), shown as bytes"
@@ -290,7 +306,8 @@ fn derived_agrees(table: &str, row: &Value, cell: &Value) -> bool {
                 e if e.starts_with(r"\xfe\xff") => {
                     "UTF-16BE (byte order mark FE FF), shown as bytes"
                 }
-                _ if has_escape => "not UTF-8 text, shown as bytes",
+                _ if escaped.iter().any(|&v| v >= 0x80) => "not UTF-8 text, shown as bytes",
+                _ if !escaped.is_empty() => r"UTF-8 text, control characters as \xNN",
                 _ => "UTF-8 text",
             };
             assert_eq!(cell["text"], want, "{table}: the bytes of {example:?}");
