@@ -66,28 +66,12 @@ pub(super) fn changes_section(changes: &[Change], crawls: &[String]) -> Option<M
         });
     }
     let moved = |c: &&Change| c.blocks_added > 0 || c.blocks_removed > 0;
-    // The latest pair with rows, and its agents that changed, biggest net first.
-    let last_to = changes.iter().map(|c| &c.to_crawl).max()?;
-    let mut top: Vec<&Change> = changes
-        .iter()
-        .filter(|c| &c.to_crawl == last_to)
-        .filter(moved)
-        .collect();
-    top.sort_by(|x, y| {
-        y.net
-            .unsigned_abs()
-            .cmp(&x.net.unsigned_abs())
-            .then_with(|| {
-                (y.blocks_added + y.blocks_removed).cmp(&(x.blocks_added + x.blocks_removed))
-            })
-            .then_with(|| x.agent.cmp(&y.agent))
-    });
-    let pair_rows = changes.iter().filter(|c| &c.to_crawl == last_to).count();
-    let from = changes
-        .iter()
-        .find(|c| &c.to_crawl == last_to)
-        .map(|c| c.from_crawl.clone())
-        .unwrap_or_default();
+    let Movers {
+        from,
+        to: last_to,
+        rows: pair_rows,
+        moved: mut top,
+    } = latest_movers(changes)?;
     let changed = top.len();
     let more = changed.saturating_sub(TOP_MOVERS);
     top.truncate(TOP_MOVERS);
@@ -171,6 +155,46 @@ pub(super) fn changes_section(changes: &[Change], crawls: &[String]) -> Option<M
         charts,
         appendix(rows.len(), table),
     ))
+}
+
+/// The latest pair of consecutive crawls with rows (sites in common) and its agents
+/// that gained or lost a block: what the top movers' chart and the headline show.
+pub(super) struct Movers<'a> {
+    pub from: &'a str,
+    pub to: &'a str,
+    /// The pair's rows (every agent, changed or not).
+    pub rows: usize,
+    /// Biggest net change first, then most blocks added and removed, then by name.
+    pub moved: Vec<&'a Change>,
+}
+
+/// [`Movers`] of the query's rows; `None` when there is none.
+pub(super) fn latest_movers(changes: &[Change]) -> Option<Movers<'_>> {
+    let last = changes.iter().max_by(|x, y| x.to_crawl.cmp(&y.to_crawl))?;
+    let pair: Vec<&Change> = changes
+        .iter()
+        .filter(|c| c.to_crawl == last.to_crawl)
+        .collect();
+    let mut moved: Vec<&Change> = pair
+        .iter()
+        .copied()
+        .filter(|c| c.blocks_added > 0 || c.blocks_removed > 0)
+        .collect();
+    moved.sort_by(|x, y| {
+        y.net
+            .unsigned_abs()
+            .cmp(&x.net.unsigned_abs())
+            .then_with(|| {
+                (y.blocks_added + y.blocks_removed).cmp(&(x.blocks_added + x.blocks_removed))
+            })
+            .then_with(|| x.agent.cmp(&y.agent))
+    });
+    Some(Movers {
+        from: &last.from_crawl,
+        to: &last.to_crawl,
+        rows: pair.len(),
+        moved,
+    })
 }
 
 /// Net change per agent (rows, agents that changed in some pair, grouped by purpose

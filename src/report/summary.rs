@@ -7,7 +7,7 @@ use maud::{html, Markup};
 use serde_json::json;
 
 use super::blocking::find;
-use super::changes::{signed, Change};
+use super::changes::{latest_movers, signed, Change};
 use super::crawls::Crawls;
 use super::html::{caption, cell, int, key, pct, th};
 use super::purposes::purpose;
@@ -86,24 +86,9 @@ pub(super) fn summary_section(c: &Crawls, changes: &[Change]) -> Markup {
     });
     // The biggest changes of the latest pair of consecutive crawls that has sites in
     // common (the changes section's top movers).
-    let pair = changes
-        .iter()
-        .max_by(|x, y| x.to_crawl.cmp(&y.to_crawl))
-        .map(|c| (c.from_crawl.as_str(), c.to_crawl.as_str()));
-    let mut moves: Vec<&Change> = changes
-        .iter()
-        .filter(|ch| Some((ch.from_crawl.as_str(), ch.to_crawl.as_str())) == pair)
-        .filter(|ch| ch.blocks_added > 0 || ch.blocks_removed > 0)
-        .collect();
-    moves.sort_by(|x, y| {
-        y.net
-            .unsigned_abs()
-            .cmp(&x.net.unsigned_abs())
-            .then_with(|| {
-                (y.blocks_added + y.blocks_removed).cmp(&(x.blocks_added + x.blocks_removed))
-            })
-            .then_with(|| x.agent.cmp(&y.agent))
-    });
+    let movers = latest_movers(changes);
+    let pair = movers.as_ref().map(|m| (m.from, m.to));
+    let mut moves: Vec<&Change> = movers.map(|m| m.moved).unwrap_or_default();
     moves.truncate(TOP_CHANGES);
     let changes_part = match (c.crawls.len() > 1, pair, moves.is_empty()) {
         (false, ..) => html! {},
