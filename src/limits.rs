@@ -137,7 +137,9 @@ pub const PREFETCH_IDLE_WAIT: std::time::Duration = std::time::Duration::from_mi
 // ---- The run's memory: chunks and tasks ----
 
 /// Records per chunk at most: the unit that is read while the previous one is processed.
-pub const CHUNK_RECORDS: usize = 2048;
+/// Three chunks are in flight (read, built, encoded): 1,024 keeps a two-thread run of
+/// Common Crawl-like input under 256 MiB (2,048 took 330 MiB, for 2.5% less time).
+pub const CHUNK_RECORDS: usize = 1024;
 
 /// Body bytes per chunk, so a run of 500 KiB bodies cannot hold much memory.
 pub const CHUNK_BYTES: usize = 16 << 20;

@@ -274,48 +274,65 @@ impl PartWriter {
 
     /// Writes batches already finished (see [`Batches::finish`]), in order. Every
     /// column of every table is encoded as its own rayon task, so writing uses all
-    /// threads; the bytes written do not depend on the thread count.
+    /// threads. A table's row group closes at the first batch at or past
+    /// [`ROW_GROUP_ROWS`] rows, wherever the caller's chunks end: the bytes written
+    /// depend neither on the thread count nor on how many batches come per call.
     pub fn write_finished(
         &mut self,
         finished: &[Vec<(Table, RecordBatch)>],
     ) -> Result<(), OutputError> {
-        let mut per_part: Vec<Vec<&RecordBatch>> = vec![Vec::new(); self.parts.len()];
+        // Each part's batches, cut after the batch that fills its open row group.
+        let mut segments: Vec<Vec<Vec<&RecordBatch>>> = vec![vec![Vec::new()]; self.parts.len()];
+        let mut open: Vec<usize> = self.parts.iter().map(|p| p.open_rows).collect();
         for set in finished {
             for (table, batch) in set {
                 if batch.num_rows() == 0 {
                     continue;
                 }
-                if let Some(i) = self.parts.iter().position(|p| p.table == *table) {
-                    per_part[i].push(batch);
+                let Some(i) = self.parts.iter().position(|p| p.table == *table) else {
+                    continue;
+                };
+                let cut = &mut segments[i];
+                if let Some(last) = cut.last_mut() {
+                    last.push(batch);
+                }
+                open[i] += batch.num_rows();
+                if open[i] >= ROW_GROUP_ROWS {
+                    cut.push(Vec::new());
+                    open[i] = 0;
                 }
             }
         }
-        let mut jobs = Vec::new();
-        for (part, batches) in self.parts.iter_mut().zip(&per_part) {
-            if batches.is_empty() {
-                continue;
+        let phases = segments.iter().map(Vec::len).max().unwrap_or(0);
+        for phase in 0..phases {
+            let mut jobs = Vec::new();
+            for (part, cut) in self.parts.iter_mut().zip(&segments) {
+                let Some(batches) = cut.get(phase).filter(|b| !b.is_empty()) else {
+                    continue;
+                };
+                part.open_row_group()?;
+                let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
+                part.open_rows += rows;
+                part.rows += rows as u64;
+                let schema = &part.schema;
+                let tmp = &part.tmp;
+                for (column, writer) in part.columns.iter_mut().enumerate() {
+                    jobs.push((
+                        tmp,
+                        writer,
+                        schema.field(column),
+                        column,
+                        batches.as_slice(),
+                    ));
+                }
             }
-            part.open_row_group()?;
-            let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
-            part.open_rows += rows;
-            part.rows += rows as u64;
-            let schema = &part.schema;
-            let tmp = &part.tmp;
-            for (column, writer) in part.columns.iter_mut().enumerate() {
-                jobs.push((
-                    tmp,
-                    writer,
-                    schema.field(column),
-                    column,
-                    batches.as_slice(),
-                ));
-            }
+            jobs.into_par_iter()
+                .try_for_each(|(tmp, writer, field, column, batches)| {
+                    encode_column(writer, field, column, batches).map_err(parquet_err(tmp))
+                })?;
+            self.flush_row_groups(|part| part.open_rows >= ROW_GROUP_ROWS)?;
         }
-        jobs.into_par_iter()
-            .try_for_each(|(tmp, writer, field, column, batches)| {
-                encode_column(writer, field, column, batches).map_err(parquet_err(tmp))
-            })?;
-        self.flush_row_groups(|part| part.open_rows >= ROW_GROUP_ROWS)
+        Ok(())
     }
 
     /// Closes (in parallel) and appends the open row group of every part `which` selects.
@@ -497,4 +514,75 @@ pub fn commit_parts(
         dataset::sync_dir(dir)?;
     }
     Ok(parts.into_iter().map(|p| p.file).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `sets` batch sets of `rows` problem rows each (the `errors` table).
+    fn problem_sets(sets: usize, rows: usize) -> Vec<Vec<(Table, RecordBatch)>> {
+        let mut batches = Batches::new(TableSet::DEFAULT, "CC-MAIN-2026-01");
+        (0..sets)
+            .map(|set| {
+                for row in 0..rows {
+                    let message = format!("problem {row} of set {set}");
+                    batches.problem(&Problem {
+                        doc_id: None,
+                        source: "in.warc.gz",
+                        file_offset: Some((set * rows + row) as u64),
+                        code: "warc_bad_header",
+                        message: &message,
+                    });
+                }
+                batches.finish().expect("batches")
+            })
+            .collect()
+    }
+
+    /// Writes `sets` in calls of `per_call` sets; the closed files' bytes by table.
+    fn written(dir: &Path, sets: &[Vec<(Table, RecordBatch)>], per_call: usize) -> Vec<Vec<u8>> {
+        let mut writer =
+            PartWriter::create(dir, "task-00000", "CC-MAIN-2026-01", TableSet::DEFAULT)
+                .expect("writer");
+        for call in sets.chunks(per_call) {
+            writer.write_finished(call).expect("write");
+        }
+        let closed = writer.close().expect("close");
+        closed
+            .parts
+            .iter()
+            .map(|p| fs::read(&p.tmp).expect("part"))
+            .collect()
+    }
+
+    #[test]
+    fn row_groups_close_at_the_first_batch_past_the_limit_however_batches_are_passed() {
+        let rows = 1000;
+        let sets = problem_sets(ROW_GROUP_ROWS / rows + 5, rows);
+        let dirs: Vec<_> = (0..3).map(|_| tempfile::tempdir().expect("tmp")).collect();
+        let whole = written(dirs[0].path(), &sets, sets.len());
+        // As the pipeline passes them (a chunk per call), chunk sizes that do and do
+        // not divide the row-group boundary: the same bytes.
+        assert_eq!(written(dirs[1].path(), &sets, 7), whole);
+        assert_eq!(written(dirs[2].path(), &sets, 1), whole);
+        let errors = Table::ALL
+            .iter()
+            .filter(|t| TableSet::DEFAULT.contains(**t))
+            .position(|t| *t == Table::Errors)
+            .expect("errors is written");
+        let file = parquet::file::reader::SerializedFileReader::new(bytes::Bytes::from(
+            whole[errors].clone(),
+        ))
+        .expect("parquet");
+        use parquet::file::reader::FileReader;
+        let groups: Vec<i64> = file
+            .metadata()
+            .row_groups()
+            .iter()
+            .map(|g| g.num_rows())
+            .collect();
+        let first = ROW_GROUP_ROWS.div_ceil(rows) * rows;
+        assert_eq!(groups, [first as i64, (sets.len() * rows - first) as i64]);
+    }
 }

@@ -7,7 +7,7 @@ use arrow_array::builder::{
     BooleanBuilder, FixedSizeBinaryBuilder, Float64Builder, Int32Builder, Int64Builder,
     ListBuilder, StringBuilder, TimestampMicrosecondBuilder,
 };
-use arrow_array::ArrayRef;
+use arrow_array::{Array, ArrayRef};
 use arrow_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
 
 /// The tables, in the order the pipeline writes them.
@@ -298,29 +298,57 @@ pub use super::tables::{
     VERDICTS,
 };
 
-/// An Arrow builder that hands its column over as an array (and is left empty).
+/// An Arrow builder that hands its column over as an array. It is left empty, with
+/// room for about as many values (and bytes) as it handed over, up to [`ROOM_ROWS`]
+/// and [`ROOM_BYTES`]: batches of one run are alike in size, so a reused builder
+/// does not grow by doubling (a copy at each step, and up to twice the memory held
+/// by every finished array) for each batch again.
 pub trait ColumnBuilder: Default {
     fn finish_array(&mut self) -> ArrayRef;
 }
 
-macro_rules! column_builder {
+/// The most values a finished builder keeps room for.
+pub const ROOM_ROWS: usize = 16 * 1024;
+/// The most string bytes a finished builder keeps room for.
+pub const ROOM_BYTES: usize = 1 << 20;
+
+/// Room for `used` values or bytes next time: a quarter more, so a slightly larger
+/// batch does not double the buffer, capped at `max`.
+fn room(used: usize, max: usize) -> usize {
+    used.saturating_add(used / 4).min(max)
+}
+
+macro_rules! primitive_builder {
     ($($builder:ty),*) => {
         $(impl ColumnBuilder for $builder {
             fn finish_array(&mut self) -> ArrayRef {
-                Arc::new(self.finish())
+                let array = self.finish();
+                *self = <$builder>::with_capacity(room(array.len(), ROOM_ROWS));
+                Arc::new(array)
             }
         })*
     };
 }
 
-column_builder!(
-    BooleanBuilder,
-    Float64Builder,
-    Int32Builder,
-    Int64Builder,
-    StringBuilder,
-    ListBuilder<StringBuilder>
-);
+primitive_builder!(BooleanBuilder, Float64Builder, Int32Builder, Int64Builder);
+
+impl ColumnBuilder for StringBuilder {
+    fn finish_array(&mut self) -> ArrayRef {
+        let array = self.finish();
+        *self = StringBuilder::with_capacity(
+            room(array.len(), ROOM_ROWS),
+            room(array.value_data().len(), ROOM_BYTES),
+        );
+        Arc::new(array)
+    }
+}
+
+impl ColumnBuilder for ListBuilder<StringBuilder> {
+    fn finish_array(&mut self) -> ArrayRef {
+        // Lists are rare (one column, a few values per row): no room kept.
+        Arc::new(self.finish())
+    }
+}
 
 /// Builds a [`Kind::Uuid`] column: 16 bytes, a UUID in Parquet (DuckDB reads it as one).
 pub struct IdBuilder(FixedSizeBinaryBuilder);
@@ -348,7 +376,9 @@ impl IdBuilder {
 
 impl ColumnBuilder for IdBuilder {
     fn finish_array(&mut self) -> ArrayRef {
-        Arc::new(self.0.finish())
+        let array = self.0.finish();
+        self.0 = FixedSizeBinaryBuilder::with_capacity(room(array.len(), ROOM_ROWS), 16);
+        Arc::new(array)
     }
 }
 
@@ -364,7 +394,9 @@ impl UtcTimestampBuilder {
 
 impl ColumnBuilder for UtcTimestampBuilder {
     fn finish_array(&mut self) -> ArrayRef {
-        Arc::new(self.0.finish().with_timezone("UTC"))
+        let array = self.0.finish();
+        self.0 = TimestampMicrosecondBuilder::with_capacity(room(array.len(), ROOM_ROWS));
+        Arc::new(array.with_timezone("UTC"))
     }
 }
 

@@ -259,24 +259,30 @@ fn build_chunk(
 ) -> Result<Built, PipelineError> {
     let tasks: Vec<Result<_, OutputError>> = items
         .par_chunks(TASK_RECORDS)
-        .map(|task| {
-            let mut batches = Batches::new(config.tables, crawl);
-            let (mut findings, mut warnings) = (0, 0);
-            for item in task {
-                match item {
-                    Item::Capture(capture) => {
-                        findings += document(config, source, capture, &mut batches) as u64;
-                        warnings += capture.warnings.len() as u64;
+        // One set of builders serves the tasks a thread runs in a row: finished
+        // builders keep room for the next task's rows (see `ColumnBuilder`).
+        .map_init(
+            || Batches::new(config.tables, crawl),
+            |batches, task| {
+                let (mut findings, mut warnings) = (0, 0);
+                for item in task {
+                    match item {
+                        Item::Capture(capture) => {
+                            findings += document(config, source, capture, batches) as u64;
+                            warnings += capture.warnings.len() as u64;
+                        }
+                        Item::Problem(problem) => {
+                            batches.problem(&problem_row(source, None, problem))
+                        }
                     }
-                    Item::Problem(problem) => batches.problem(&problem_row(source, None, problem)),
                 }
-            }
-            let finished = batches.finish().map_err(|source| OutputError::Arrow {
-                table: "batch",
-                source,
-            })?;
-            Ok((finished, findings, warnings))
-        })
+                let finished = batches.finish().map_err(|source| OutputError::Arrow {
+                    table: "batch",
+                    source,
+                })?;
+                Ok((finished, findings, warnings))
+            },
+        )
         .collect();
     let mut built = Built {
         sets: Vec::with_capacity(tasks.len()),
