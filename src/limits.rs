@@ -155,6 +155,13 @@ pub const PIPELINE_STACK: usize = 32 << 20;
 /// Records per rayon task inside a chunk (fixed, so output does not depend on threads).
 pub const TASK_RECORDS: usize = 64;
 
+/// The most values a finished Arrow builder keeps room for (see
+/// `output::schema::ColumnBuilder`): about a task's rows of the largest table.
+pub const BUILDER_ROOM_ROWS: usize = 16 * 1024;
+
+/// The most string bytes a finished Arrow builder keeps room for.
+pub const BUILDER_ROOM_BYTES: usize = 1 << 20;
+
 /// Body capacity a recycled capture may keep: typical robots.txt fit, while the
 /// few 500 KiB bodies do not pin half a megabyte each in the spare pool.
 pub const SPARE_BODY_CAPACITY: usize = 64 << 10;

@@ -10,6 +10,8 @@ use arrow_array::builder::{
 use arrow_array::{Array, ArrayRef};
 use arrow_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
 
+use crate::limits::{BUILDER_ROOM_BYTES, BUILDER_ROOM_ROWS};
+
 /// The tables, in the order the pipeline writes them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Table {
@@ -299,18 +301,13 @@ pub use super::tables::{
 };
 
 /// An Arrow builder that hands its column over as an array. It is left empty, with
-/// room for about as many values (and bytes) as it handed over, up to [`ROOM_ROWS`]
-/// and [`ROOM_BYTES`]: batches of one run are alike in size, so a reused builder
+/// room for about as many values (and bytes) as it handed over, up to [`BUILDER_ROOM_ROWS`]
+/// and [`BUILDER_ROOM_BYTES`]: batches of one run are alike in size, so a reused builder
 /// does not grow by doubling (a copy at each step, and up to twice the memory held
 /// by every finished array) for each batch again.
 pub trait ColumnBuilder: Default {
     fn finish_array(&mut self) -> ArrayRef;
 }
-
-/// The most values a finished builder keeps room for.
-pub const ROOM_ROWS: usize = 16 * 1024;
-/// The most string bytes a finished builder keeps room for.
-pub const ROOM_BYTES: usize = 1 << 20;
 
 /// Room for `used` values or bytes next time: a quarter more, so a slightly larger
 /// batch does not double the buffer, capped at `max`.
@@ -323,7 +320,7 @@ macro_rules! primitive_builder {
         $(impl ColumnBuilder for $builder {
             fn finish_array(&mut self) -> ArrayRef {
                 let array = self.finish();
-                *self = <$builder>::with_capacity(room(array.len(), ROOM_ROWS));
+                *self = <$builder>::with_capacity(room(array.len(), BUILDER_ROOM_ROWS));
                 Arc::new(array)
             }
         })*
@@ -336,8 +333,8 @@ impl ColumnBuilder for StringBuilder {
     fn finish_array(&mut self) -> ArrayRef {
         let array = self.finish();
         *self = StringBuilder::with_capacity(
-            room(array.len(), ROOM_ROWS),
-            room(array.value_data().len(), ROOM_BYTES),
+            room(array.len(), BUILDER_ROOM_ROWS),
+            room(array.value_data().len(), BUILDER_ROOM_BYTES),
         );
         Arc::new(array)
     }
@@ -377,7 +374,7 @@ impl IdBuilder {
 impl ColumnBuilder for IdBuilder {
     fn finish_array(&mut self) -> ArrayRef {
         let array = self.0.finish();
-        self.0 = FixedSizeBinaryBuilder::with_capacity(room(array.len(), ROOM_ROWS), 16);
+        self.0 = FixedSizeBinaryBuilder::with_capacity(room(array.len(), BUILDER_ROOM_ROWS), 16);
         Arc::new(array)
     }
 }
@@ -395,7 +392,7 @@ impl UtcTimestampBuilder {
 impl ColumnBuilder for UtcTimestampBuilder {
     fn finish_array(&mut self) -> ArrayRef {
         let array = self.0.finish();
-        self.0 = TimestampMicrosecondBuilder::with_capacity(room(array.len(), ROOM_ROWS));
+        self.0 = TimestampMicrosecondBuilder::with_capacity(room(array.len(), BUILDER_ROOM_ROWS));
         Arc::new(array.with_timezone("UTC"))
     }
 }

@@ -474,6 +474,21 @@ fn check_sensitivity(got: &[BTreeMap<String, Value>], want: &[Sensitivity]) {
     }
 }
 
+/// `robots-census run` over `inputs` (absolute, or relative to the repository, as the
+/// bundled samples) into `out`, quietly, replacing what is there; it must exit 0.
+fn run_census(out: &Path, inputs: &[&str], args: &[&str]) {
+    let status = bin()
+        .current_dir(repo())
+        .arg("run")
+        .args(inputs)
+        .args(args)
+        .args(["--quiet", "--overwrite", "--out"])
+        .arg(out)
+        .status()
+        .expect("run robots-census");
+    assert_eq!(status.code(), Some(0), "run exit status");
+}
+
 /// queries/profile_*.sql and ai_signals.sql in DuckDB, against counts made here from
 /// the tables read back with the parquet crate.
 #[test]
@@ -484,27 +499,15 @@ fn check_sensitivity(got: &[BTreeMap<String, Value>], want: &[Sensitivity]) {
 fn profile_queries_agree_with_the_readings_table() {
     let dir = scratch("profile-queries");
     let out = dir.join("out");
-    let status = bin()
-        .current_dir(repo())
-        .arg("run")
-        .args([
+    run_census(
+        &out,
+        &[
             "data-samples/cc-robotstxt-sample.warc.gz",
             "data-samples/IAH-urls-wget.warc.gz",
             "data-samples/robots-dump.csv.gz",
-        ])
-        .args([
-            "--profiles",
-            "all",
-            "--tables",
-            "rules",
-            "--quiet",
-            "--overwrite",
-        ])
-        .arg("--out")
-        .arg(&out)
-        .status()
-        .expect("run robots-census");
-    assert_eq!(status.code(), Some(0), "run exit status");
+        ],
+        &["--profiles", "all", "--tables", "rules"],
+    );
     let results = crate::support::run_queries(&dir, &PROFILE_QUERIES);
     let rows = |name: &str| crate::support::named_rows(&results[name]);
 
@@ -751,24 +754,14 @@ fn profile_queries_agree_with_the_readings_table() {
 fn profile_sensitivity_without_google_leaves_its_columns_null() {
     let dir = scratch("profile-sensitivity-no-google");
     let out = dir.join("out");
-    let status = bin()
-        .current_dir(repo())
-        .arg("run")
-        .args([
+    run_census(
+        &out,
+        &[
             "data-samples/cc-robotstxt-sample.warc.gz",
             "data-samples/robots-dump.csv.gz",
-        ])
-        .args([
-            "--profiles",
-            "urllib,ccbot",
-            "--quiet",
-            "--overwrite",
-            "--out",
-        ])
-        .arg(&out)
-        .status()
-        .expect("run robots-census");
-    assert_eq!(status.code(), Some(0), "run exit status");
+        ],
+        &["--profiles", "urllib,ccbot"],
+    );
     let results = crate::support::run_queries(&dir, &["profile_sensitivity"]);
     let docs = read_docs(&out);
     let latest = latest_doc_ids(&docs);
@@ -824,27 +817,20 @@ fn readings_rows_agree_with_the_libraries() {
     drop(csv);
     let agents = ["GPTBot", "Googlebot", "CCBot", "Bingbot", "UnknownBot"];
     let out = dir.join("out");
-    let status = bin()
-        .arg("run")
-        .arg(&csv_path)
-        .args(["--profiles", "urllib,protego,robots-parser,google"])
-        .args([
+    run_census(
+        &out,
+        &[csv_path.to_str().expect("UTF-8 path")],
+        &[
+            "--profiles",
+            "urllib,protego,robots-parser,google",
             "--tables",
             "agents,verdicts",
             "--paths",
             "/,/private/x,/a/b.html",
-        ])
-        .args([
             "--agents",
             &agents.join(","),
-            "--quiet",
-            "--overwrite",
-            "--out",
-        ])
-        .arg(&out)
-        .status()
-        .expect("run robots-census");
-    assert_eq!(status.code(), Some(0), "run exit status");
+        ],
+    );
 
     let url_of: HashMap<String, String> = read_docs(&out)
         .into_iter()
