@@ -445,9 +445,15 @@ fn a_remote_run_killed_with_sigkill_then_resumed_equals_a_clean_run() {
     let local_code = census(&args, &[]).status.code();
 
     let server = fault_server(&root);
-    // Every input is slow (4 pieces over 3 s), so the run is mid-task when killed.
+    // The 304-capture sample (the one input of many chunks) comes in 4 pieces over
+    // 20 s; the other two at once. They commit while the sample's task has parts on
+    // disk for ~10 s, and the kill below waits for that state instead of racing a
+    // window of milliseconds (when every input was slow, all three tasks committed
+    // within ~40 ms of each other).
+    let slow = format!("/{}", rel[0]);
+    assert!(slow.ends_with("cc-robotstxt-sample.warc.gz"), "{rel:?}");
     server.set_faults(serde_json::json!({
-        "*": [{"kind": "slow", "seconds": 3, "times": -1}],
+        slow: [{"kind": "slow", "seconds": 20, "times": -1}],
     }));
     let out = dir.join("out-killed");
     let (list, base, out_arg) = (server.url("paths.txt"), server.url(""), path_arg(&out));
@@ -460,22 +466,27 @@ fn a_remote_run_killed_with_sigkill_then_resumed_equals_a_clean_run() {
         &out_arg,
     ];
     remote.extend(common);
+    let stderr_path = dir.join("killed-run.stderr");
+    let stderr = std::fs::File::create(&stderr_path).expect("stderr file");
     let mut child = bin()
         .arg("run")
         .args(&remote)
         .args(["--agents", AGENTS, "-q"])
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(stderr)
         .spawn()
         .expect("start the run");
-    // Kill it once a task is committed and the next one has temporary parts.
+    // Kill it once the two fast tasks are committed and the slow one has temporary parts.
     let deadline = Instant::now() + Duration::from_secs(120);
-    while manifests(&out).is_empty() || temporaries(&out).is_empty() {
+    while manifests(&out).len() != rel.len() - 1 || temporaries(&out).is_empty() {
         assert!(Instant::now() < deadline, "no task finished in 120 s");
-        assert!(
-            child.try_wait().expect("poll").is_none(),
-            "the run ended before it could be killed"
-        );
+        if let Some(status) = child.try_wait().expect("poll") {
+            panic!(
+                "the run ended ({status}) before it could be killed; manifests {:?}, stderr:\n{}",
+                manifests(&out),
+                std::fs::read_to_string(&stderr_path).unwrap_or_default()
+            );
+        }
         std::thread::sleep(Duration::from_millis(10));
     }
     child.kill().expect("SIGKILL");
@@ -483,7 +494,7 @@ fn a_remote_run_killed_with_sigkill_then_resumed_equals_a_clean_run() {
     assert_eq!(killed.code(), None, "killed by a signal");
     let done_before = manifests(&out);
     assert!(
-        !done_before.is_empty() && done_before.len() < rel.len(),
+        done_before.len() == rel.len() - 1,
         "killed mid-run: {done_before:?} of {} tasks",
         rel.len()
     );
