@@ -288,6 +288,9 @@ pub fn report(args: &ReportArgs) -> Exit {
             for warning in &summary.warnings {
                 eprintln!("robots-census: warning: {warning}");
             }
+            for caveat in &summary.caveats {
+                eprintln!("robots-census: note: {caveat}");
+            }
             if !args.quiet {
                 eprintln!(
                     "{}: {} crawl(s), {} bytes{}",

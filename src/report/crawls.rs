@@ -67,6 +67,44 @@ pub struct Crawls {
     pub ranked_sites: u64,
 }
 
+impl Crawls {
+    /// The crawls whose names are not Common Crawl ids (`CC-MAIN-YYYY-WW`, which sort
+    /// by time), when there are two crawls or more: their place in time is not known,
+    /// so "first", "latest" and every change between crawls follow name order only.
+    /// (`run --default-crawl` names the crawl of inputs that carry none: `unknown`.)
+    pub fn untimed(&self) -> Vec<&str> {
+        if self.crawls.len() < 2 {
+            return Vec::new();
+        }
+        self.crawls
+            .iter()
+            .filter(|c| crate::pipeline::crawl_in_path(c).as_deref() != Some(c.as_str()))
+            .map(String::as_str)
+            .collect()
+    }
+
+    /// What [`Crawls::untimed`] means for the page, in one sentence; `None` when every
+    /// crawl is a Common Crawl id (or there is one crawl).
+    pub fn order_caveat(&self) -> Option<String> {
+        let untimed = self.untimed();
+        let (first, rest) = untimed.split_first()?;
+        let names = rest
+            .iter()
+            .fold(format!("\"{first}\""), |all, c| format!("{all}, \"{c}\""));
+        let (is, its) = if rest.is_empty() {
+            ("is", "its")
+        } else {
+            ("are", "their")
+        };
+        Some(format!(
+            "Crawls are in name order, and {names} {is} not a Common Crawl crawl id \
+             (CC-MAIN-YYYY-WW), so {its} place in time is not known: \"first\", \"latest\" \
+             and every change between crawls on this page follow name order, not time. \
+             Name the crawl of such inputs with run --default-crawl CC-MAIN-YYYY-WW."
+        ))
+    }
+}
+
 /// The per-crawl numbers from the results of `site_status_by_crawl`,
 /// `agent_blocking_by_crawl` and the header query.
 pub fn from_rows(status: &Rows, blocking: &Rows, header: &Rows) -> Result<Crawls, ReportError> {
@@ -100,4 +138,37 @@ pub fn from_rows(status: &Rows, blocking: &Rows, header: &Rows) -> Result<Crawls
         Ok(())
     })?;
     Ok(crawls)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Crawls;
+
+    fn of(names: &[&str]) -> Crawls {
+        Crawls {
+            crawls: names.iter().map(|n| (*n).to_owned()).collect(),
+            ..Crawls::default()
+        }
+    }
+
+    #[test]
+    fn only_names_that_are_not_crawl_ids_have_no_place_in_time() {
+        assert_eq!(
+            of(&["CC-MAIN-2024-10", "CC-MAIN-2025-43"]).order_caveat(),
+            None
+        );
+        // One crawl: nothing is ordered.
+        assert_eq!(of(&["unknown"]).order_caveat(), None);
+        let mixed = of(&["CC-MAIN-2024-10", "CC-MAIN-2024-10-extra", "unknown"]);
+        assert_eq!(mixed.untimed(), ["CC-MAIN-2024-10-extra", "unknown"]);
+        let caveat = mixed.order_caveat().expect("a caveat");
+        assert!(
+            caveat.starts_with(
+                "Crawls are in name order, and \"CC-MAIN-2024-10-extra\", \"unknown\" are not"
+            ),
+            "{caveat}"
+        );
+        let one = of(&["CC-MAIN-2024-10", "unknown"]).order_caveat();
+        assert!(one.is_some_and(|c| c.contains("\"unknown\" is not a Common Crawl crawl id")));
+    }
 }

@@ -87,6 +87,9 @@ pub struct Summary {
     pub ran_sites: bool,
     /// Skipped lines of the --ranks file.
     pub warnings: Vec<String>,
+    /// What the page says on how to read it (crawls whose place in time is not
+    /// known): printed too, but the page is as asked, so they leave the exit code be.
+    pub caveats: Vec<String>,
 }
 
 /// What `report` was asked to do.
@@ -142,6 +145,7 @@ pub fn build(options: &Options) -> Result<Summary, ReportError> {
         &header,
     )?;
     let changes = changes::from_rows(&run(&queries::CHANGES)?)?;
+    summary.caveats.extend(crawls.order_caveat());
     // A per-host section whose query needs a table the run did not write (`run
     // --tables agents`, the AI-blocking subset) says so on the page instead.
     let optional = |query: &queries::Query| match run(query) {

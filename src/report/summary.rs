@@ -125,6 +125,9 @@ pub(super) fn summary_section(c: &Crawls, changes: &[Change]) -> Markup {
                 ". Percentages are of the crawl's sites whose deciding capture is a robots.txt; “fully blocked”: Google's parser disallows "
                 code { "/" } " for the agent."
             }
+            @if let Some(caveat) = c.order_caveat() {
+                p class="caveat" id="crawl-order" { (caveat) }
+            }
             div class="glance-row" {
                 div { (sites_table) }
                 @if let Some(ai) = ai_table { div { (ai) } }

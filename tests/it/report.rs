@@ -655,3 +655,74 @@ fn a_run_of_the_agents_subset_gets_a_page_that_names_what_it_cannot_draw() {
         assert!(text.contains(&note), "no note for {query}");
     }
 }
+
+#[test]
+#[cfg_attr(
+    not(feature = "external-tests"),
+    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+)]
+fn a_crawl_without_a_place_in_time_is_named_above_the_headline() {
+    // The default dataset's big.csv names no crawl, so its captures are `unknown`,
+    // which sorts after the CC-MAIN crawls: the page and stderr say that "latest" and
+    // the changes follow name order there, and the exit code stays 0.
+    let (d, _) = default_report();
+    let page = d.dir.join("report-order.html");
+    let output = bin()
+        .arg("report")
+        .arg(d.dir.join("out"))
+        .arg("-o")
+        .arg(&page)
+        .output()
+        .expect("run robots-census report");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    let caveat = "Crawls are in name order, and \"unknown\" is not a Common Crawl crawl id \
+                  (CC-MAIN-YYYY-WW), so its place in time is not known";
+    assert!(
+        stderr.contains(&format!("robots-census: note: {caveat}")),
+        "{stderr}"
+    );
+    let text = std::fs::read_to_string(&page).expect("page");
+    let on_page = format!(
+        "<p class=\"caveat\" id=\"crawl-order\">{}",
+        caveat.replace('"', "&quot;")
+    );
+    assert!(text.contains(&on_page), "no caveat on the page");
+    let glance = text
+        .find("<section id=\"summary\">")
+        .expect("summary section");
+    let first_table = text[glance..].find("<table").expect("a table") + glance;
+    let at = text.find(&on_page).expect("caveat");
+    assert!(
+        glance < at && at < first_table,
+        "the caveat comes before the headline's tables"
+    );
+
+    // Three Common Crawl crawls only: no caveat.
+    let dir = scratch("report-crawl-ids-only");
+    let status = bin()
+        .arg("run")
+        .arg(d.corpus.join("crawl-data"))
+        .args(["--agents", AGENTS, "--quiet", "--out"])
+        .arg(dir.join("out"))
+        .status()
+        .expect("run robots-census");
+    assert_eq!(status.code(), Some(0), "robots-census run");
+    let page = dir.join("report.html");
+    let output = bin()
+        .arg("report")
+        .arg(dir.join("out"))
+        .arg("-o")
+        .arg(&page)
+        .output()
+        .expect("run robots-census report");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(!stderr.contains("note:"), "{stderr}");
+    let text = std::fs::read_to_string(&page).expect("page");
+    assert!(text.contains("3 crawls, CC-MAIN-2023-50 to CC-MAIN-2024-33"));
+    assert!(
+        !text.contains("crawl-order"),
+        "a caveat on a page of crawl ids"
+    );
+}
