@@ -108,7 +108,13 @@ fn dataset(name: &str) -> Dataset {
 
 /// `report` over `<dir>/out` with `args`; returns the page's path.
 fn report(dir: &Path, args: &[&str]) -> PathBuf {
-    let page = dir.join("report.html");
+    report_to(dir, "report.html", args).0
+}
+
+/// `report` over `<dir>/out` with `args` into `<dir>/<name>`, which must exit 0;
+/// returns the page's path and the report's stderr.
+fn report_to(dir: &Path, name: &str, args: &[&str]) -> (PathBuf, String) {
+    let page = dir.join(name);
     let output = bin()
         .arg("report")
         .arg(dir.join("out"))
@@ -117,13 +123,9 @@ fn report(dir: &Path, args: &[&str]) -> PathBuf {
         .args(args)
         .output()
         .expect("run robots-census report");
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "report {args:?}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    page
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert_eq!(output.status.code(), Some(0), "report {args:?}: {stderr}");
+    (page, stderr)
 }
 
 /// The default dataset and its report (no options: the sites step runs with defaults).
@@ -666,16 +668,7 @@ fn a_crawl_without_a_place_in_time_is_named_above_the_headline() {
     // which sorts after the CC-MAIN crawls: the page and stderr say that "latest" and
     // the changes follow name order there, and the exit code stays 0.
     let (d, _) = default_report();
-    let page = d.dir.join("report-order.html");
-    let output = bin()
-        .arg("report")
-        .arg(d.dir.join("out"))
-        .arg("-o")
-        .arg(&page)
-        .output()
-        .expect("run robots-census report");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    let (page, stderr) = report_to(&d.dir, "report-order.html", &[]);
     let caveat = "Crawls are in name order, and \"unknown\" is not a Common Crawl crawl id \
                   (CC-MAIN-YYYY-WW), so its place in time is not known";
     assert!(
@@ -708,16 +701,7 @@ fn a_crawl_without_a_place_in_time_is_named_above_the_headline() {
         .status()
         .expect("run robots-census");
     assert_eq!(status.code(), Some(0), "robots-census run");
-    let page = dir.join("report.html");
-    let output = bin()
-        .arg("report")
-        .arg(dir.join("out"))
-        .arg("-o")
-        .arg(&page)
-        .output()
-        .expect("run robots-census report");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    let (page, stderr) = report_to(&dir, "report.html", &[]);
     assert!(!stderr.contains("note:"), "{stderr}");
     let text = std::fs::read_to_string(&page).expect("page");
     assert!(text.contains("3 crawls, CC-MAIN-2023-50 to CC-MAIN-2024-33"));
