@@ -95,6 +95,15 @@ pub const DAMAGED_START_PROBE: usize = 256 * 1024;
 /// Longest gzip header (FEXTRA + FNAME + FCOMMENT) accepted before the member is corrupt.
 pub const GZIP_MEMBER_HEADER_MAX: usize = 64 * 1024;
 
+/// Compressed bytes a gzip member's deflate data is looked for in, by the whole-member
+/// fast path (`input::whole_member`): a Common Crawl member is a few KiB, and a longer
+/// one is decoded by the streaming decoder.
+pub const WHOLE_MEMBER_IN: usize = 32 * 1024;
+
+/// Least room for output the whole-member fast path is tried with: less is likely too
+/// small for the member's data, and a failed try is work done twice.
+pub const WHOLE_MEMBER_MIN_OUT: usize = 4 * 1024;
+
 /// Output chunk of the content decoders: the most a decoder can produce past the cap.
 pub const DECODE_SCRATCH: usize = 32 * 1024;
 

@@ -26,6 +26,7 @@ mod http;
 mod open;
 mod scan;
 mod warc;
+mod whole_member;
 mod zstd_frames;
 
 use std::io::Read;
