@@ -66,6 +66,30 @@ pub fn batches(
     path: &Path,
     columns: &[&str],
 ) -> Result<impl Iterator<Item = Result<RecordBatch, ReadError>>, ReadError> {
+    batches_in(path, columns, None)
+}
+
+/// The number of row groups of the part file `path` (the units a step can read in
+/// parallel with [`batches_in`]).
+pub fn row_groups(path: &Path) -> Result<usize, ReadError> {
+    let file = File::open(path).map_err(|source| ReadError::Io {
+        path: path.to_owned(),
+        source,
+    })?;
+    let builder =
+        ParquetRecordBatchReaderBuilder::try_new(file).map_err(|source| ReadError::Parquet {
+            path: path.to_owned(),
+            source,
+        })?;
+    Ok(builder.metadata().num_row_groups())
+}
+
+/// [`batches`] of the row groups `groups` only (all of them with None).
+pub fn batches_in(
+    path: &Path,
+    columns: &[&str],
+    groups: Option<Vec<usize>>,
+) -> Result<impl Iterator<Item = Result<RecordBatch, ReadError>>, ReadError> {
     let parquet = |source| ReadError::Parquet {
         path: path.to_owned(),
         source,
@@ -82,6 +106,10 @@ pub fn batches(
         return Err(ReadError::column(path, missing));
     }
     let mask = ProjectionMask::columns(builder.parquet_schema(), columns.iter().copied());
+    let builder = match groups {
+        Some(groups) => builder.with_row_groups(groups),
+        None => builder,
+    };
     let reader = builder
         .with_projection(mask)
         .with_batch_size(READ_BATCH_ROWS)

@@ -269,42 +269,59 @@ fn one_crawl(
     };
     let mut file = TableFile::create(path, Table::Sites, state)?;
     let mut builder = SitesBuilder::default();
-    let (mut n_sites, mut n_rows, mut classes) = (0, 0, [0usize; StatusClass::COUNT]);
+    let mut tally = Tally::default();
     let mut decided = sites.iter().peekable();
     let mut uncaptured = ranked_sites
         .iter()
         .filter(|(s, _)| sites.binary_search_by(|x| x.name.as_str().cmp(s)).is_err())
         .peekable();
+    // Batch n is encoded while batch n+1 is built: the two halves of the step's time.
+    let mut pending: Option<arrow_array::RecordBatch> = None;
     loop {
-        // Merge the decided sites and the ranked sites without a capture, by name.
-        let take_decided = match (decided.peek(), uncaptured.peek()) {
-            (Some(d), Some(u)) => d.name.as_str() < u.0,
-            (Some(_), None) => true,
-            (None, Some(_)) => false,
-            (None, None) => break,
-        };
-        let class = if take_decided {
-            let Some(site) = decided.next() else { break };
-            ctx.site_rows(site, ranked.get(&site.name).copied(), &mut builder)?
-        } else {
-            let Some((name, rank)) = uncaptured.next() else {
-                break;
-            };
-            ctx.uncaptured_rows(name, *rank, &mut builder)?
-        };
-        n_sites += 1;
-        classes[class.index()] += 1;
-        if builder.rows() >= STEP_BATCH_ROWS {
-            n_rows += builder.rows();
-            file.write(&builder.finish()?)?;
+        let (written, built) = rayon::join(
+            || pending.take().map_or(Ok(()), |batch| file.write(&batch)),
+            || {
+                // Merge the decided sites and the ranked sites without a capture, by name.
+                while builder.rows() < STEP_BATCH_ROWS {
+                    let take_decided = match (decided.peek(), uncaptured.peek()) {
+                        (Some(d), Some(u)) => d.name.as_str() < u.0,
+                        (Some(_), None) => true,
+                        (None, Some(_)) => false,
+                        (None, None) => break,
+                    };
+                    let class = if take_decided {
+                        let Some(site) = decided.next() else { break };
+                        ctx.site_rows(site, ranked.get(&site.name).copied(), &mut builder)?
+                    } else {
+                        let Some((name, rank)) = uncaptured.next() else {
+                            break;
+                        };
+                        ctx.uncaptured_rows(name, *rank, &mut builder)?
+                    };
+                    tally.sites += 1;
+                    tally.classes[class.index()] += 1;
+                }
+                Ok::<(), SitesError>(())
+            },
+        );
+        written?;
+        built?;
+        if builder.rows() == 0 {
+            break;
         }
-    }
-    n_rows += builder.rows();
-    if builder.rows() > 0 {
-        file.write(&builder.finish()?)?;
+        tally.rows += builder.rows();
+        pending = Some(builder.finish()?);
     }
     file.commit()?;
-    Ok((crawl.to_owned(), n_sites, n_rows, classes))
+    Ok((crawl.to_owned(), tally.sites, tally.rows, tally.classes))
+}
+
+/// What one crawl's partition holds: sites, rows, sites per status class.
+#[derive(Default)]
+struct Tally {
+    sites: usize,
+    rows: usize,
+    classes: PerClass<usize>,
 }
 
 /// The agents to report for a crawl, in name order, with their index in `rows`:
@@ -364,9 +381,13 @@ impl Context<'_> {
         let end = &site.end;
         let class = StatusClass::of(site.chain.fetch, end.mime_ok, end.has_rules);
         let parsed = site.chain.fetch == crate::census::site_classes::Fetch::Success;
+        // Looked up once per site, not once per agent row.
+        let captured = self.facts.of(end.doc_id);
+        let url = self.urls.get(&end.doc_id).map(|u| &**u);
+        let start_url = self.urls.get(&site.start).map(|u| &**u);
         for &(agent, index) in self.agents {
             let facts = parsed
-                .then(|| self.facts.get(end.doc_id, index))
+                .then(|| captured.get(index))
                 .filter(|f| !f.is_missing());
             let row = Row {
                 agent,
@@ -380,8 +401,8 @@ impl Context<'_> {
                 cc_class: facts.and_then(AgentFacts::cc_class),
                 named: facts.is_some_and(AgentFacts::named),
                 doc_id: Some(end.doc_id),
-                url: self.urls.get(&end.doc_id).map(|u| &**u),
-                start_url: self.urls.get(&site.start).map(|u| &**u),
+                url,
+                start_url,
                 http_status: end.status,
                 redirect_hops: site.chain.hops,
                 captures: site.captures,

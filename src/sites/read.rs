@@ -18,7 +18,7 @@ use arrow_array::{Array, RecordBatch};
 use super::SiteKey;
 use super::SitesError;
 use crate::census::urls::lookup_key;
-use crate::output::read::{batches, ReadError};
+use crate::output::read::{batches, batches_in, row_groups, ReadError};
 use crate::robots::{ProbeClass, RuleSetClass};
 
 /// The id of a capture, as `documents.doc_id` holds it (16 bytes, a UUID).
@@ -388,14 +388,27 @@ pub struct AgentRows {
 }
 
 impl AgentRows {
-    /// The facts of `agent` (an index into `agents`) for a capture.
-    pub fn get(&self, doc: DocId, agent: usize) -> AgentFacts {
+    /// Every agent's facts for a capture (one look-up for all of its agents).
+    pub fn of(&self, doc: DocId) -> CaptureFacts<'_> {
+        CaptureFacts {
+            seen: &self.seen,
+            row: self.facts.get(&doc).map_or(&[], |f| f.as_slice()),
+        }
+    }
+}
+
+/// One capture's row of [`AgentRows`].
+#[derive(Debug, Clone, Copy)]
+pub struct CaptureFacts<'a> {
+    seen: &'a [usize],
+    row: &'a [AgentFacts],
+}
+
+impl CaptureFacts<'_> {
+    /// The facts of `agent` (an index into [`AgentRows::agents`]).
+    pub fn get(self, agent: usize) -> AgentFacts {
         let column = self.seen.get(agent).copied().unwrap_or(usize::MAX);
-        self.facts
-            .get(&doc)
-            .and_then(|f| f.get(column))
-            .copied()
-            .unwrap_or(AgentFacts::MISSING)
+        self.row.get(column).copied().unwrap_or(AgentFacts::MISSING)
     }
 }
 
@@ -412,53 +425,50 @@ pub fn companion_files(out: &Path, documents: &[PathBuf], table: &str) -> Vec<Pa
 
 /// Reads the agents rows of the `wanted` captures (sorted doc ids) from `files`;
 /// files that do not exist are skipped (a run with `--tables` may have no agents table).
+/// Row groups are read in parallel (decoding is most of the step's reading), then
+/// merged in file and row-group order, so the result does not depend on the thread count.
 pub fn read_agents(files: &[PathBuf], wanted: &[DocId]) -> Result<AgentRows, SitesError> {
-    // Agents are numbered as first seen (a run writes them in one order for every capture).
+    use rayon::prelude::*;
+    let mut units = Vec::new();
+    for path in files.iter().filter(|p| p.is_file()) {
+        units.extend((0..row_groups(path)?).map(|g| (path, g)));
+    }
+    // Agents are numbered as first seen over the files in order.
     let mut index: HashMap<String, usize> = HashMap::new();
     let mut facts: HashMap<DocId, Vec<AgentFacts>> = HashMap::with_capacity(wanted.len());
-    for path in files.iter().filter(|p| p.is_file()) {
-        let columns = [
-            "doc_id",
-            "agent",
-            "named",
-            "root_allowed",
-            "probe_class",
-            "cc_class",
-        ];
-        for batch in batches(path, &columns)? {
-            let batch = batch?;
-            let c = Columns {
-                batch: &batch,
-                path,
-            };
-            let (ids, agents, named, root) = (
-                c.ids("doc_id")?,
-                c.str("agent")?,
-                c.bool("named")?,
-                c.bool("root_allowed")?,
-            );
-            let (probe, cc) = (c.str("probe_class")?, c.str("cc_class")?);
-            for i in 0..batch.num_rows() {
-                let agent = agents.value(i);
-                let next = index.len();
-                let a = match index.get(agent) {
-                    Some(&a) => a,
-                    None => *index.entry(agent.to_owned()).or_insert(next),
-                };
-                let id = ids.value(i);
-                if wanted.binary_search(&id).is_err() {
+    // As many row groups at once as there are threads, so that only that many partial
+    // results are held beside the merged one.
+    for some in units.chunks(rayon::current_num_threads().max(1)) {
+        let parts: Vec<FileAgents> = some
+            .par_iter()
+            .map(|&(path, group)| read_agents_file(path, group, wanted))
+            .collect::<Result<_, _>>()?;
+        for part in parts {
+            let global: Vec<usize> = part
+                .names
+                .into_iter()
+                .map(|name| {
+                    let next = index.len();
+                    *index.entry(name).or_insert(next)
+                })
+                .collect();
+            let identity = global.iter().enumerate().all(|(i, &g)| i == g);
+            for (id, local) in part.facts {
+                let row = facts.entry(id).or_default();
+                if identity && row.is_empty() {
+                    *row = local;
                     continue;
                 }
-                let probe = code(opt(probe, i), &ProbeClass::ALL, ProbeClass::as_str)
-                    .ok_or_else(|| c.wrong("probe_class"))?;
-                let cc = code(opt(cc, i), &RuleSetClass::ALL, RuleSetClass::as_str)
-                    .ok_or_else(|| c.wrong("cc_class"))?;
-                let root = root.is_valid(i).then(|| root.value(i));
-                let row = facts.entry(id).or_default();
-                if row.len() <= a {
-                    row.resize(a + 1, AgentFacts::MISSING);
+                for (a, f) in local.into_iter().enumerate() {
+                    if f.is_missing() {
+                        continue;
+                    }
+                    let g = if identity { a } else { global[a] };
+                    if row.len() <= g {
+                        row.resize(g + 1, AgentFacts::MISSING);
+                    }
+                    row[g] = f;
                 }
-                row[a] = AgentFacts::pack(named.value(i), root, probe, cc);
             }
         }
     }
@@ -473,4 +483,236 @@ pub fn read_agents(files: &[PathBuf], wanted: &[DocId]) -> Result<AgentRows, Sit
         seen,
         facts,
     })
+}
+
+/// One row group's agents rows of the wanted captures, agents numbered as first seen in
+/// it.
+struct FileAgents {
+    names: Vec<String>,
+    facts: HashMap<DocId, Vec<AgentFacts>>,
+}
+
+fn read_agents_file(path: &Path, group: usize, wanted: &[DocId]) -> Result<FileAgents, SitesError> {
+    let mut names: Vec<String> = Vec::new();
+    let mut index: HashMap<String, usize> = HashMap::new();
+    let mut facts: HashMap<DocId, Vec<AgentFacts>> = HashMap::new();
+    // A run writes a capture's agents rows together and in the same agent order for
+    // every capture: the capture and the agent of the row before are tried first.
+    let mut current: Option<(DocId, bool)> = None;
+    let mut row: Vec<AgentFacts> = Vec::new();
+    let mut position = 0usize;
+    let mut by_position: Vec<usize> = Vec::new();
+    let columns = [
+        "doc_id",
+        "agent",
+        "named",
+        "root_allowed",
+        "probe_class",
+        "cc_class",
+    ];
+    let flush =
+        |facts: &mut HashMap<DocId, Vec<AgentFacts>>, id: DocId, row: &mut Vec<AgentFacts>| {
+            let entry = facts.entry(id).or_default();
+            if entry.is_empty() {
+                *entry = std::mem::take(row);
+                return;
+            }
+            for (a, f) in row.drain(..).enumerate() {
+                if f.is_missing() {
+                    continue;
+                }
+                if entry.len() <= a {
+                    entry.resize(a + 1, AgentFacts::MISSING);
+                }
+                entry[a] = f;
+            }
+        };
+    for batch in batches_in(path, &columns, Some(vec![group]))? {
+        let batch = batch?;
+        let c = Columns {
+            batch: &batch,
+            path,
+        };
+        let (ids, agents, named, root) = (
+            c.ids("doc_id")?,
+            c.str("agent")?,
+            c.bool("named")?,
+            c.bool("root_allowed")?,
+        );
+        let (probe, cc) = (c.str("probe_class")?, c.str("cc_class")?);
+        for i in 0..batch.num_rows() {
+            let id = ids.value(i);
+            let keep = match current {
+                Some((last, keep)) if last == id => {
+                    position += 1;
+                    keep
+                }
+                _ => {
+                    if let Some((last, true)) = current {
+                        flush(&mut facts, last, &mut row);
+                    }
+                    position = 0;
+                    let keep = wanted.binary_search(&id).is_ok();
+                    current = Some((id, keep));
+                    keep
+                }
+            };
+            let agent = agents.value(i);
+            let a = match by_position.get(position) {
+                Some(&a) if names[a] == agent => a,
+                _ => {
+                    let a = match index.get(agent) {
+                        Some(&a) => a,
+                        None => {
+                            names.push(agent.to_owned());
+                            index.insert(agent.to_owned(), names.len() - 1);
+                            names.len() - 1
+                        }
+                    };
+                    if by_position.len() <= position {
+                        by_position.resize(position + 1, a);
+                    }
+                    by_position[position] = a;
+                    a
+                }
+            };
+            if !keep {
+                continue;
+            }
+            let probe = code(opt(probe, i), &ProbeClass::ALL, ProbeClass::as_str)
+                .ok_or_else(|| c.wrong("probe_class"))?;
+            let cc = code(opt(cc, i), &RuleSetClass::ALL, RuleSetClass::as_str)
+                .ok_or_else(|| c.wrong("cc_class"))?;
+            let root = root.is_valid(i).then(|| root.value(i));
+            if row.len() <= a {
+                row.resize(a + 1, AgentFacts::MISSING);
+            }
+            row[a] = AgentFacts::pack(named.value(i), root, probe, cc);
+        }
+    }
+    if let Some((last, true)) = current {
+        flush(&mut facts, last, &mut row);
+    }
+    Ok(FileAgents { names, facts })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+    use std::sync::Arc;
+
+    use arrow_array::{ArrayRef, BooleanArray, FixedSizeBinaryArray, RecordBatch, StringArray};
+    use parquet::arrow::ArrowWriter;
+    use parquet::file::properties::WriterProperties;
+
+    use super::*;
+
+    /// (doc, agent, named, root_allowed, probe_class, cc_class) as an agents part writes them.
+    type AgentRow = (
+        u8,
+        &'static str,
+        bool,
+        Option<bool>,
+        Option<&'static str>,
+        Option<&'static str>,
+    );
+
+    fn write_part(path: &Path, rows: &[AgentRow]) {
+        let id = |d: u8| [d; 16];
+        let columns: Vec<(&str, ArrayRef)> = vec![
+            (
+                "doc_id",
+                Arc::new(
+                    FixedSizeBinaryArray::try_from_iter(rows.iter().map(|r| id(r.0))).expect("ids"),
+                ),
+            ),
+            (
+                "agent",
+                Arc::new(StringArray::from_iter_values(rows.iter().map(|r| r.1))),
+            ),
+            (
+                "named",
+                Arc::new(BooleanArray::from_iter(rows.iter().map(|r| Some(r.2)))),
+            ),
+            (
+                "root_allowed",
+                Arc::new(BooleanArray::from_iter(rows.iter().map(|r| r.3))),
+            ),
+            (
+                "probe_class",
+                Arc::new(StringArray::from_iter(rows.iter().map(|r| r.4))),
+            ),
+            (
+                "cc_class",
+                Arc::new(StringArray::from_iter(rows.iter().map(|r| r.5))),
+            ),
+        ];
+        let batch = RecordBatch::try_from_iter(columns).expect("batch");
+        // Row groups of 3 rows: a capture's rows are split across row groups.
+        let props = WriterProperties::builder()
+            .set_max_row_group_row_count(Some(3))
+            .build();
+        let file = std::fs::File::create(path).expect("create");
+        let mut w = ArrowWriter::try_new(file, batch.schema(), Some(props)).expect("writer");
+        w.write(&batch).expect("write");
+        w.close().expect("close");
+    }
+
+    #[test]
+    fn row_groups_read_in_parallel_give_each_wanted_capture_its_agents_facts() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (a, b) = (dir.path().join("a.parquet"), dir.path().join("b.parquet"));
+        let (full, none, partial) = (Some("full"), Some("none"), Some("partial"));
+        let (allows, part) = (Some("allow_all"), Some("allow_part"));
+        // The two files name the agents in different orders, and the second knows one
+        // agent more; capture 2 is not wanted, capture 5's rows are split by a row group.
+        let first: Vec<AgentRow> = vec![
+            (1, "GPTBot", true, Some(false), full, Some("disallow_all")),
+            (1, "*", false, Some(true), none, allows),
+            (5, "GPTBot", false, None, None, None),
+            (5, "*", true, Some(true), partial, part),
+            (2, "GPTBot", false, Some(true), none, allows),
+            (2, "*", false, Some(true), none, allows),
+        ];
+        let second: Vec<AgentRow> = vec![
+            (7, "CCBot", true, Some(false), full, Some("disallow_all")),
+            (7, "*", false, Some(true), none, allows),
+            (7, "GPTBot", false, Some(true), none, allows),
+            (9, "CCBot", false, Some(true), none, allows),
+            (9, "*", false, None, None, None),
+            (9, "GPTBot", true, Some(false), partial, part),
+        ];
+        write_part(&a, &first);
+        write_part(&b, &second);
+        let wanted: Vec<DocId> = vec![[1; 16], [5; 16], [7; 16], [9; 16]];
+        let rows = read_agents(&[a, b], &wanted).expect("read");
+        assert_eq!(rows.agents, ["*", "CCBot", "GPTBot"]);
+        let expected: HashMap<(u8, &str), AgentRow> = first
+            .iter()
+            .chain(&second)
+            .filter(|r| r.0 != 2)
+            .map(|r| ((r.0, r.1), *r))
+            .collect();
+        for doc in [1u8, 2, 5, 7, 9] {
+            let facts = rows.of([doc; 16]);
+            for (i, agent) in rows.agents.iter().enumerate() {
+                let got = facts.get(i);
+                match expected.get(&(doc, agent.as_str())) {
+                    None => assert!(got.is_missing(), "doc {doc} {agent}"),
+                    Some(r) => {
+                        assert_eq!(
+                            (
+                                got.named(),
+                                got.root_allowed(),
+                                got.probe_class(),
+                                got.cc_class()
+                            ),
+                            (r.2, r.3, r.4, r.5),
+                            "doc {doc} {agent}"
+                        );
+                    }
+                }
+            }
+        }
+    }
 }
