@@ -16,7 +16,7 @@ use crate::output::catalog::{Catalog, Entry};
 use crate::output::dataset::partition_dir;
 use crate::output::read::{batches, part_files};
 use crate::output::Table;
-use crate::sites::read::{opt, Columns, DocId};
+use crate::sites::read::{opt, Columns, DocId, Wanted};
 use crate::sites::StatusClass;
 
 /// How a site's deciding capture treats one agent, in the sense of
@@ -135,6 +135,12 @@ pub fn read_sites(files: &[PathBuf], crawl: &str) -> Result<CrawlSites, ChangesE
         "status_semantics",
         "crawl",
     ];
+    // `sites` writes a site's rows together, its agents in one order for every site: the
+    // site being read is kept aside until its rows end, and the agent of the same
+    // position in the site before is tried first, instead of a look-up per row.
+    let mut current: Option<(Box<str>, SiteState)> = None;
+    let mut position = 0usize;
+    let mut by_position: Vec<usize> = Vec::new();
     for path in files {
         for batch in batches(path, &columns)? {
             let batch = batch?;
@@ -165,22 +171,40 @@ pub fn read_sites(files: &[PathBuf], crawl: &str) -> Result<CrawlSites, ChangesE
                     .into_iter()
                     .find(|k| k.as_str() == classes.value(i))
                     .ok_or_else(|| c.wrong("status_class"))?;
-                let next = index.len();
-                let a = *index.entry(agent.value(i).to_owned()).or_insert(next);
-                if a == table.agents.len() {
-                    table.agents.push(agent.value(i).to_owned());
+                let name = agent.value(i);
+                let same_site = current.as_ref().is_some_and(|(s, _)| **s == *site.value(i));
+                position = if same_site { position + 1 } else { 0 };
+                let a = match by_position.get(position) {
+                    Some(&a) if table.agents[a] == name => a,
+                    _ => {
+                        let next = index.len();
+                        let a = *index.entry(name.to_owned()).or_insert(next);
+                        if a == table.agents.len() {
+                            table.agents.push(name.to_owned());
+                        }
+                        if by_position.len() <= position {
+                            by_position.resize(position + 1, a);
+                        }
+                        by_position[position] = a;
+                        a
+                    }
+                };
+                if !same_site {
+                    if let Some((done, state)) = current.take() {
+                        keep_site(&mut table.sites, done, state);
+                    }
+                    let state = SiteState {
+                        class,
+                        doc_id: ids.is_valid(i).then(|| ids.value(i)),
+                        blocks: Vec::with_capacity(table.agents.len().max(a + 1)),
+                    };
+                    current = Some((site.value(i).into(), state));
                 }
+                let Some((_, state)) = current.as_mut() else {
+                    continue;
+                };
                 let root = root.is_valid(i).then(|| root.value(i));
                 let block = Block::of(class, root, opt(google, i));
-                let doc_id = ids.is_valid(i).then(|| ids.value(i));
-                let state = table
-                    .sites
-                    .entry(site.value(i).into())
-                    .or_insert_with(|| SiteState {
-                        class,
-                        doc_id,
-                        blocks: Vec::new(),
-                    });
                 if state.blocks.len() <= a {
                     state.blocks.resize(a + 1, None);
                 }
@@ -188,7 +212,31 @@ pub fn read_sites(files: &[PathBuf], crawl: &str) -> Result<CrawlSites, ChangesE
             }
         }
     }
+    if let Some((done, state)) = current.take() {
+        keep_site(&mut table.sites, done, state);
+    }
     Ok(table)
+}
+
+/// Adds a site's rows to the crawl's; a site met again (rows not together) keeps the
+/// class and capture of its first rows, and each agent's last row.
+fn keep_site(sites: &mut BTreeMap<Box<str>, SiteState>, name: Box<str>, state: SiteState) {
+    match sites.entry(name) {
+        std::collections::btree_map::Entry::Vacant(v) => {
+            v.insert(state);
+        }
+        std::collections::btree_map::Entry::Occupied(mut o) => {
+            let kept = o.get_mut();
+            for (a, block) in state.blocks.into_iter().enumerate() {
+                if block.is_some() {
+                    if kept.blocks.len() <= a {
+                        kept.blocks.resize(a + 1, None);
+                    }
+                    kept.blocks[a] = block;
+                }
+            }
+        }
+    }
 }
 
 /// A rule line compared between crawls: (product token, directive, pattern).
@@ -213,6 +261,7 @@ pub fn rule_lines(
     crawl: &str,
     wanted: &[DocId],
 ) -> Result<HashMap<DocId, BTreeSet<RuleLine>>, ChangesError> {
+    let mut wanted = Wanted::new(wanted);
     let mut tokens: HashMap<(DocId, i32), Vec<Box<str>>> = HashMap::new();
     for path in table_files(out, Table::Groups, crawl)? {
         for batch in batches(&path, &["doc_id", "group_index", "product_tokens"])? {
@@ -228,7 +277,7 @@ pub fn rule_lines(
                 .ok_or_else(|| c.wrong("product_tokens"))?;
             for i in 0..batch.num_rows() {
                 let id = ids.value(i);
-                if wanted.binary_search(&id).is_err() {
+                if !wanted.contains(id) {
                     continue;
                 }
                 let list = lists.value(i);
@@ -262,7 +311,7 @@ pub fn rule_lines(
                     continue;
                 }
                 let id = ids.value(i);
-                if wanted.binary_search(&id).is_err() {
+                if !wanted.contains(id) {
                     continue;
                 }
                 let Some(names) = tokens.get(&(id, index.value(i))) else {
@@ -285,6 +334,7 @@ pub fn sitemaps(
     crawl: &str,
     wanted: &[DocId],
 ) -> Result<HashMap<DocId, BTreeSet<Box<str>>>, ChangesError> {
+    let mut wanted = Wanted::new(wanted);
     let mut maps: HashMap<DocId, BTreeSet<Box<str>>> = HashMap::new();
     for path in table_files(out, Table::Sitemaps, crawl)? {
         for batch in batches(&path, &["doc_id", "url"])? {
@@ -296,7 +346,7 @@ pub fn sitemaps(
             let (ids, urls) = (c.ids("doc_id")?, c.str("url")?);
             for i in 0..batch.num_rows() {
                 let id = ids.value(i);
-                if wanted.binary_search(&id).is_ok() {
+                if wanted.contains(id) {
                     maps.entry(id).or_default().insert(urls.value(i).into());
                 }
             }
