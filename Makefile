@@ -163,6 +163,8 @@ CRAWL_REPS      ?= 1
 # 579cf91 is the last commit before remote inputs, tasks and the sites columns landed.
 BENCH_BASELINE  ?= 579cf91
 BENCH_GUARD_MAX ?= 1.10
+# The sites step's rows (step `sites`): rust, sql (the SQL rows take over 20 minutes).
+BENCH_SITES     ?= rust,sql
 # Steps of scripts/bench.py to run (e.g. BENCH_ONLY=guard).
 BENCH_ONLY      ?= parse,verdicts,python,e2e,guard,crawl,query
 # apt-get needs root; use sudo when not root.
@@ -174,7 +176,7 @@ bench: export PYTHONDONTWRITEBYTECODE = 1
 bench: bench-tools venv bench-inputs wheel
 	$(PYTHON) scripts/bench.py --out $(BENCH_OUT) --shared $(SHARED) --reps $(BENCH_REPS) \
 	  --crawl-reps $(CRAWL_REPS) --baseline $(BENCH_BASELINE) --guard-max $(BENCH_GUARD_MAX) \
-	  --only $(BENCH_ONLY)
+	  --sites-variants $(BENCH_SITES) --only $(BENCH_ONLY)
 
 # GNU time (peak RSS via `/usr/bin/time -v`) and gzip (the decompression baseline).
 bench-tools:

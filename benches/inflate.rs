@@ -8,6 +8,9 @@
 //!   and the inflater is `reset` between members, which keeps its state and window.
 //! - `--gzip-mode`: `Decompress::new_gzip` lets zlib-rs read the gzip framing; flate2's
 //!   `reset` of a gzip-mode inflater re-creates the zlib-rs state on every member.
+//! - `--whole`: what the pipeline does (`src/input/whole_member.rs`): a member whose
+//!   deflate data lies within the next 32 KiB and whose output fits 64 KiB is decoded in
+//!   one libdeflate call; any other member by the raw-deflate zlib-rs path above.
 //!
 //! In: the path of a gzip file. Out: one JSON line (mode, members, compressed and inflated
 //! bytes, seconds). The driver times the process from outside too, like `gzip -dc`.
@@ -37,8 +40,9 @@ fn main() -> ExitCode {
         .filter(|a| a != "--bench")
         .collect();
     let gzip_mode = args.iter().any(|a| a == "--gzip-mode");
+    let whole = args.iter().any(|a| a == "--whole");
     let Some(path) = args.iter().find(|a| !a.to_string_lossy().starts_with("--")) else {
-        eprintln!("usage: inflate [--gzip-mode] FILE.gz");
+        eprintln!("usage: inflate [--gzip-mode | --whole] FILE.gz");
         return ExitCode::from(2);
     };
     let start = Instant::now();
@@ -46,13 +50,17 @@ fn main() -> ExitCode {
         if gzip_mode {
             inflate_gzip_mode(f)
         } else {
-            inflate_raw(f)
+            inflate_raw(f, whole)
         }
     });
     match result {
         Ok(t) => {
             let secs = start.elapsed().as_secs_f64();
-            let mode = if gzip_mode { "gzip" } else { "raw" };
+            let mode = match (gzip_mode, whole) {
+                (true, _) => "gzip",
+                (false, true) => "whole",
+                (false, false) => "raw",
+            };
             println!(
                 "{}",
                 json!({"bench": "inflate", "mode": mode, "members": t.members,
@@ -142,13 +150,55 @@ fn gzip_header_len(h: &[u8]) -> io::Result<usize> {
     Ok(i)
 }
 
-/// Raw deflate with one reused state; header, CRC-32 and length checked here.
-fn inflate_raw(file: File) -> io::Result<Totals> {
+/// libdeflate's decompressor, for `--whole`.
+struct Whole(*mut libdeflate_sys::libdeflate_decompressor);
+
+impl Whole {
+    fn new() -> io::Result<Whole> {
+        // SAFETY: no arguments; a null return is handled.
+        let p = unsafe { libdeflate_sys::libdeflate_alloc_decompressor() };
+        if p.is_null() {
+            return Err(io::Error::other("libdeflate_alloc_decompressor failed"));
+        }
+        Ok(Whole(p))
+    }
+
+    /// (compressed bytes, bytes written) of the whole deflate stream at the start of
+    /// `input`, or None when it does not end inside `input` or its output overflows `out`.
+    fn inflate(&mut self, input: &[u8], out: &mut [u8]) -> Option<(usize, usize)> {
+        let (mut used, mut written) = (0usize, 0usize);
+        // SAFETY: two live slices, passed with their lengths; valid result pointers.
+        let r = unsafe {
+            libdeflate_sys::libdeflate_deflate_decompress_ex(
+                self.0,
+                input.as_ptr().cast(),
+                input.len(),
+                out.as_mut_ptr().cast(),
+                out.len(),
+                &mut used,
+                &mut written,
+            )
+        };
+        (r == libdeflate_sys::libdeflate_result_LIBDEFLATE_SUCCESS).then_some((used, written))
+    }
+}
+
+impl Drop for Whole {
+    fn drop(&mut self) {
+        // SAFETY: allocated by libdeflate_alloc_decompressor, freed once.
+        unsafe { libdeflate_sys::libdeflate_free_decompressor(self.0) }
+    }
+}
+
+/// Raw deflate with one reused state; header, CRC-32 and length checked here. With
+/// `whole`, members that fit go through libdeflate first.
+fn inflate_raw(file: File, whole: bool) -> io::Result<Totals> {
     let mut input = Input::new(file);
     let mut output = vec![0u8; BUF];
     let mut inflater = Decompress::new(false);
     let mut crc = Crc::new();
     let mut totals = Totals::default();
+    let mut libdeflate = if whole { Some(Whole::new()?) } else { None };
     loop {
         let head = input.ensure(HEADER_MAX)?;
         if head.is_empty() {
@@ -156,7 +206,16 @@ fn inflate_raw(file: File) -> io::Result<Totals> {
         }
         let header_len = gzip_header_len(head)?;
         input.consume(header_len);
-        loop {
+        let mut fast = None;
+        if let Some(w) = libdeflate.as_mut() {
+            let avail = input.ensure(32 * 1024)?;
+            if let Some((used, written)) = w.inflate(avail, &mut output[..64 * 1024]) {
+                crc.update(&output[..written]);
+                input.consume(used);
+                fast = Some((used, written));
+            }
+        }
+        while fast.is_none() {
             let avail = input.ensure(1)?;
             if avail.is_empty() {
                 return Err(io::Error::new(
@@ -193,8 +252,11 @@ fn inflate_raw(file: File) -> io::Result<Totals> {
         }
         input.consume(8);
         totals.members += 1;
-        totals.bytes_in += inflater.total_in() + header_len as u64 + 8;
-        totals.bytes_out += inflater.total_out();
+        let (used, written) = fast.map_or((inflater.total_in(), inflater.total_out()), |(u, w)| {
+            (u as u64, w as u64)
+        });
+        totals.bytes_in += used + header_len as u64 + 8;
+        totals.bytes_out += written;
         inflater.reset(false);
         crc.reset();
     }

@@ -281,6 +281,8 @@ def bench_e2e(args, paths, results):
                     big, n_big, args.reps)
             e2e_row(results, "inflate.rs flate2 gzip mode, reset per member",
                     [paths["inflate"], "--gzip-mode", big], big, n_big, args.reps)
+            e2e_row(results, "inflate.rs --whole: libdeflate per member, zlib-rs for the rest",
+                    [paths["inflate"], "--whole", big], big, n_big, args.reps)
         if "robots-census" in paths:
             for threads in thread_counts():
                 census(big, n_big, threads, args.reps)
@@ -475,6 +477,9 @@ def main():
                         help="the input of the query step's dataset, in --out")
     parser.add_argument("--sites-sizes", default="1000000,2000000",
                         help="captures of the sites step's generated crawls")
+    parser.add_argument("--sites-variants", default="rust,sql",
+                        help="which sites step rows to run: rust (the binary's step), sql "
+                             "(queries/steps/sites.sql in the embedded engine and DuckDB)")
     parser.add_argument("--changes-captures", default="500000",
                         help="captures of each of the changes step's two generated crawls")
     parser.add_argument("--guard-max", type=float, default=1.10,

@@ -2,7 +2,7 @@
 run: wall time and peak RSS of
 
 - `robots-census run CRAWL --tables agents` (the parse the step is measured against),
-- `robots-census sites OUT` (the Rust step),
+- `robots-census sites OUT` (the Rust step), on all cores and on one thread,
 - queries/steps/sites.sql, the step as SQL, in the embedded engine (`robots-census
   query`, at the default 1 GiB and at 256 MiB) and in DuckDB (the Python package,
   through OUT/_views.sql),
@@ -10,7 +10,7 @@ run: wall time and peak RSS of
 on generated CSV crawls of N captures (scripts/make_sites_crawl.py: two per site, 10%
 redirects, 15% 404), N from --sites-sizes (default 1M and 2M), with a ranked list of
 1,100 hosts (100 without a capture). Each engine writes or fetches every row of the
-result.
+result. `--sites-variants rust` leaves out the SQL rows (they take over 20 minutes).
 
 DuckDB runs the file through bench_query.py's driver.
 """
@@ -62,7 +62,14 @@ def run(args, paths, results, timed, step):
         ranks = Path(args.out) / "sites-ranks.csv"
         ranks.write_text("".join(f"{i + 1},site{i}.example\n" for i in range(RANKED)) + "".join(
             f"{RANKED + i + 1},absent{i}.example\n" for i in range(UNCAPTURED)))
-        one("sites --ranks (Rust step)", [binary, "sites", out, "--quiet", "--ranks", ranks])
+        variants = args.sites_variants.split(",")
+        if "rust" in variants:
+            one("sites --ranks (Rust step)", [binary, "sites", out, "--quiet", "--ranks", ranks])
+            # The same step on one thread (the step's rayon pool follows RAYON_NUM_THREADS).
+            one("sites --ranks (Rust step), 1 thread",
+                ["env", "RAYON_NUM_THREADS=1", binary, "sites", out, "--quiet", "--ranks", ranks])
+        if "sql" not in variants:
+            continue
         for limit in ("1GiB", "256MiB"):
             one(f"sites.sql, robots-census query --memory-limit {limit}",
                 [binary, "query", out, sql, "--format", "csv", "--memory-limit", limit])
