@@ -14,9 +14,9 @@ use arrow_array::Array;
 use super::ChangesError;
 use crate::output::catalog::{Catalog, Entry};
 use crate::output::dataset::partition_dir;
-use crate::output::read::{batches, part_files};
+use crate::output::read::{batches, part_files, Wanted};
 use crate::output::Table;
-use crate::sites::read::{opt, Columns, DocId, Wanted};
+use crate::sites::read::{opt, Columns, DocId};
 use crate::sites::StatusClass;
 
 /// How a site's deciding capture treats one agent, in the sense of

@@ -6,6 +6,7 @@
 //! Every error names the file, and the column when one is missing or of another type.
 
 use crate::limits::READ_BATCH_ROWS;
+use crate::output::rows::DocId;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
@@ -124,6 +125,30 @@ pub fn batches_in(
     }))
 }
 
+/// Sorted doc ids, asked about rows that come grouped by capture (every table of a run
+/// writes a capture's rows together): the answer for the row before is reused.
+pub(crate) struct Wanted<'a> {
+    ids: &'a [DocId],
+    last: Option<(DocId, bool)>,
+}
+
+impl<'a> Wanted<'a> {
+    pub(crate) fn new(ids: &'a [DocId]) -> Self {
+        Wanted { ids, last: None }
+    }
+
+    pub(crate) fn contains(&mut self, id: DocId) -> bool {
+        match self.last {
+            Some((last, answer)) if last == id => answer,
+            _ => {
+                let answer = self.ids.binary_search(&id).is_ok();
+                self.last = Some((id, answer));
+                answer
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -188,5 +213,18 @@ mod tests {
             "{err}"
         );
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn wanted_answers_repeated_ids_as_a_binary_search_would() {
+        let ids: Vec<DocId> = vec![[1; 16], [4; 16], [9; 16]];
+        let mut wanted = Wanted::new(&ids);
+        for d in [1u8, 1, 2, 2, 4, 9, 9, 3, 1, 10] {
+            assert_eq!(
+                wanted.contains([d; 16]),
+                ids.binary_search(&[d; 16]).is_ok(),
+                "{d}"
+            );
+        }
     }
 }

@@ -57,30 +57,6 @@ pub struct Capture {
     pub site: Option<Box<str>>,
 }
 
-/// Sorted doc ids, asked about rows that come grouped by capture (every table of a run
-/// writes a capture's rows together): the answer for the row before is reused.
-pub(crate) struct Wanted<'a> {
-    ids: &'a [DocId],
-    last: Option<(DocId, bool)>,
-}
-
-impl<'a> Wanted<'a> {
-    pub(crate) fn new(ids: &'a [DocId]) -> Self {
-        Wanted { ids, last: None }
-    }
-
-    pub(crate) fn contains(&mut self, id: DocId) -> bool {
-        match self.last {
-            Some((last, answer)) if last == id => answer,
-            _ => {
-                let answer = self.ids.binary_search(&id).is_ok();
-                self.last = Some((id, answer));
-                answer
-            }
-        }
-    }
-}
-
 /// Typed access to one column of a batch, with errors naming the file and the column.
 pub(crate) struct Columns<'a> {
     pub(crate) batch: &'a RecordBatch,
