@@ -212,77 +212,99 @@ pub fn read_crawl(
     rows: usize,
     key: SiteKey,
 ) -> Result<Vec<Capture>, SitesError> {
+    use rayon::prelude::*;
     let mut captures = Vec::with_capacity(rows);
+    let mut units = Vec::new();
+    for path in files {
+        units.extend((0..row_groups(path)?).map(|g| (path, g)));
+    }
+    // Row groups are read in parallel, as many at once as threads, and appended in file
+    // and row-group order: the captures' order does not depend on the thread count.
+    for some in units.chunks(rayon::current_num_threads().max(1)) {
+        let parts: Vec<Vec<Capture>> = some
+            .par_iter()
+            .map(|&(path, group)| read_crawl_group(path, group, crawl, key))
+            .collect::<Result<_, _>>()?;
+        for part in parts {
+            captures.extend(part);
+        }
+    }
+    Ok(captures)
+}
+
+/// The captures of `crawl` in one row group of a documents part file.
+fn read_crawl_group(
+    path: &Path,
+    group: usize,
+    crawl: &str,
+    key: SiteKey,
+) -> Result<Vec<Capture>, SitesError> {
+    let mut captures = Vec::new();
     let mut columns = DOCUMENT_COLUMNS.to_vec();
     if key == SiteKey::RegistrableDomain {
         columns.push("registrable_domain");
     }
-    for path in files {
-        for batch in batches(path, &columns)? {
-            let batch = batch?;
-            let c = Columns {
-                batch: &batch,
-                path,
-            };
-            let (crawls, ids, kinds, urls, hosts) = (
-                c.str("crawl")?,
-                c.ids("doc_id")?,
-                c.str("record_kind")?,
-                c.str("url")?,
-                c.str("host")?,
-            );
-            let (times, statuses, types, payloads) = (
-                c.time("fetch_time")?,
-                c.i32("http_status")?,
-                c.str("content_type")?,
-                c.str("payload_type")?,
-            );
-            let (allow, disallow, locations, robots) = (
-                c.i32("n_allow")?,
-                c.i32("n_disallow")?,
-                c.str("location")?,
-                c.bool("is_robots_url")?,
-            );
-            let domains = match key {
-                SiteKey::RegistrableDomain => Some(c.str("registrable_domain")?),
+    for batch in batches_in(path, &columns, Some(vec![group]))? {
+        let batch = batch?;
+        let c = Columns {
+            batch: &batch,
+            path,
+        };
+        let (crawls, ids, kinds, urls, hosts) = (
+            c.str("crawl")?,
+            c.ids("doc_id")?,
+            c.str("record_kind")?,
+            c.str("url")?,
+            c.str("host")?,
+        );
+        let (times, statuses, types, payloads) = (
+            c.time("fetch_time")?,
+            c.i32("http_status")?,
+            c.str("content_type")?,
+            c.str("payload_type")?,
+        );
+        let (allow, disallow, locations, robots) = (
+            c.i32("n_allow")?,
+            c.i32("n_disallow")?,
+            c.str("location")?,
+            c.bool("is_robots_url")?,
+        );
+        let domains = match key {
+            SiteKey::RegistrableDomain => Some(c.str("registrable_domain")?),
+            _ => None,
+        };
+        for i in 0..batch.num_rows() {
+            let Some(url) = opt(urls, i) else { continue };
+            if opt(crawls, i) != Some(crawl) || kinds.value(i) == "revisit" {
+                continue;
+            }
+            let is_robots = robots.value(i);
+            let site = match (is_robots, opt(hosts, i)) {
+                (true, Some(host)) => Some(match domains.and_then(|d| opt(d, i)) {
+                    Some(domain) => domain.into(),
+                    None => key.site_of(host).into(),
+                }),
                 _ => None,
             };
-            for i in 0..batch.num_rows() {
-                let Some(url) = opt(urls, i) else { continue };
-                if opt(crawls, i) != Some(crawl) || kinds.value(i) == "revisit" {
-                    continue;
-                }
-                let is_robots = robots.value(i);
-                let site = match (is_robots, opt(hosts, i)) {
-                    (true, Some(host)) => Some(match domains.and_then(|d| opt(d, i)) {
-                        Some(domain) => domain.into(),
-                        None => key.site_of(host).into(),
-                    }),
-                    _ => None,
-                };
-                captures.push(Capture {
-                    doc_id: ids.value(i),
-                    fetch_time: if times.is_valid(i) {
-                        times.value(i)
-                    } else {
-                        i64::MIN
-                    },
-                    url_key: url_key(url),
-                    location_key: opt(locations, i).map_or(0, url_key),
-                    status: statuses
-                        .is_valid(i)
-                        .then(|| u16::try_from(statuses.value(i)).ok())
-                        .flatten(),
-                    mime_ok: crate::census::site_classes::robots_mime(
-                        opt(payloads, i),
-                        opt(types, i),
-                    ),
-                    // Null counts: the body was not parsed (no rules).
-                    has_rules: (allow.is_valid(i) && allow.value(i) > 0)
-                        || (disallow.is_valid(i) && disallow.value(i) > 0),
-                    site,
-                });
-            }
+            captures.push(Capture {
+                doc_id: ids.value(i),
+                fetch_time: if times.is_valid(i) {
+                    times.value(i)
+                } else {
+                    i64::MIN
+                },
+                url_key: url_key(url),
+                location_key: opt(locations, i).map_or(0, url_key),
+                status: statuses
+                    .is_valid(i)
+                    .then(|| u16::try_from(statuses.value(i)).ok())
+                    .flatten(),
+                mime_ok: crate::census::site_classes::robots_mime(opt(payloads, i), opt(types, i)),
+                // Null counts: the body was not parsed (no rules).
+                has_rules: (allow.is_valid(i) && allow.value(i) > 0)
+                    || (disallow.is_valid(i) && disallow.value(i) > 0),
+                site,
+            });
         }
     }
     Ok(captures)
