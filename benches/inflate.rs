@@ -1,16 +1,17 @@
 //! The physical limit of an end-to-end run: inflate every gzip member of a `.warc.gz`
-//! and throw the output away, with flate2 on the zlib-rs backend alone.
+//! and throw the output away.
 //!
 //! A Common Crawl robotstxt file has two gzip members per capture, so the per-member cost
-//! matters as much as the inflate speed. Two ways, one `Decompress` reused in both:
+//! matters as much as the inflate speed. Three ways, one flate2 (zlib-rs) `Decompress`
+//! reused in each:
 //!
 //! - default: raw deflate. The gzip header and trailer (CRC-32, length) are handled here
 //!   and the inflater is `reset` between members, which keeps its state and window.
 //! - `--gzip-mode`: `Decompress::new_gzip` lets zlib-rs read the gzip framing; flate2's
 //!   `reset` of a gzip-mode inflater re-creates the zlib-rs state on every member.
-//! - `--whole`: what the pipeline does (`src/input/whole_member.rs`): a member whose
-//!   deflate data lies within the next 32 KiB and whose output fits 64 KiB is decoded in
-//!   one libdeflate call; any other member by the raw-deflate zlib-rs path above.
+//! - `--whole`: what the pipeline does, with its own wrapper (`input::WholeInflater`): a
+//!   member whose deflate data lies within the next 32 KiB and whose output fits 64 KiB
+//!   is decoded in one libdeflate call; any other member by the raw-deflate path above.
 //!
 //! In: the path of a gzip file. Out: one JSON line (mode, members, compressed and inflated
 //! bytes, seconds). The driver times the process from outside too, like `gzip -dc`.
@@ -21,6 +22,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use flate2::{Crc, Decompress, FlushDecompress, Status};
+use robots_census::input::WholeInflater;
 use serde_json::json;
 
 /// Largest gzip member header accepted (the optional name and comment fields included).
@@ -150,46 +152,6 @@ fn gzip_header_len(h: &[u8]) -> io::Result<usize> {
     Ok(i)
 }
 
-/// libdeflate's decompressor, for `--whole`.
-struct Whole(*mut libdeflate_sys::libdeflate_decompressor);
-
-impl Whole {
-    fn new() -> io::Result<Whole> {
-        // SAFETY: no arguments; a null return is handled.
-        let p = unsafe { libdeflate_sys::libdeflate_alloc_decompressor() };
-        if p.is_null() {
-            return Err(io::Error::other("libdeflate_alloc_decompressor failed"));
-        }
-        Ok(Whole(p))
-    }
-
-    /// (compressed bytes, bytes written) of the whole deflate stream at the start of
-    /// `input`, or None when it does not end inside `input` or its output overflows `out`.
-    fn inflate(&mut self, input: &[u8], out: &mut [u8]) -> Option<(usize, usize)> {
-        let (mut used, mut written) = (0usize, 0usize);
-        // SAFETY: two live slices, passed with their lengths; valid result pointers.
-        let r = unsafe {
-            libdeflate_sys::libdeflate_deflate_decompress_ex(
-                self.0,
-                input.as_ptr().cast(),
-                input.len(),
-                out.as_mut_ptr().cast(),
-                out.len(),
-                &mut used,
-                &mut written,
-            )
-        };
-        (r == libdeflate_sys::libdeflate_result_LIBDEFLATE_SUCCESS).then_some((used, written))
-    }
-}
-
-impl Drop for Whole {
-    fn drop(&mut self) {
-        // SAFETY: allocated by libdeflate_alloc_decompressor, freed once.
-        unsafe { libdeflate_sys::libdeflate_free_decompressor(self.0) }
-    }
-}
-
 /// Raw deflate with one reused state; header, CRC-32 and length checked here. With
 /// `whole`, members that fit go through libdeflate first.
 fn inflate_raw(file: File, whole: bool) -> io::Result<Totals> {
@@ -198,7 +160,13 @@ fn inflate_raw(file: File, whole: bool) -> io::Result<Totals> {
     let mut inflater = Decompress::new(false);
     let mut crc = Crc::new();
     let mut totals = Totals::default();
-    let mut libdeflate = if whole { Some(Whole::new()?) } else { None };
+    let mut libdeflate = if whole {
+        let w =
+            WholeInflater::new().ok_or_else(|| io::Error::other("libdeflate allocation failed"))?;
+        Some(w)
+    } else {
+        None
+    };
     loop {
         let head = input.ensure(HEADER_MAX)?;
         if head.is_empty() {

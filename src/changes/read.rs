@@ -14,7 +14,7 @@ use arrow_array::Array;
 use super::ChangesError;
 use crate::output::catalog::{Catalog, Entry};
 use crate::output::dataset::partition_dir;
-use crate::output::read::{batches, part_files, Wanted};
+use crate::output::read::{batches, part_files, AgentNumbers, Wanted};
 use crate::output::Table;
 use crate::sites::read::{opt, Columns, DocId};
 use crate::sites::StatusClass;
@@ -123,7 +123,7 @@ pub fn read_sites(files: &[PathBuf], crawl: &str) -> Result<CrawlSites, ChangesE
         crawl: crawl.to_owned(),
         ..CrawlSites::default()
     };
-    let mut index: HashMap<String, usize> = HashMap::new();
+    let mut numbers = AgentNumbers::default();
     let columns = [
         "site",
         "agent",
@@ -140,7 +140,6 @@ pub fn read_sites(files: &[PathBuf], crawl: &str) -> Result<CrawlSites, ChangesE
     // position in the site before is tried first, instead of a look-up per row.
     let mut current: Option<(Box<str>, SiteState)> = None;
     let mut position = 0usize;
-    let mut by_position: Vec<usize> = Vec::new();
     for path in files {
         for batch in batches(path, &columns)? {
             let batch = batch?;
@@ -174,21 +173,7 @@ pub fn read_sites(files: &[PathBuf], crawl: &str) -> Result<CrawlSites, ChangesE
                 let name = agent.value(i);
                 let same_site = current.as_ref().is_some_and(|(s, _)| **s == *site.value(i));
                 position = if same_site { position + 1 } else { 0 };
-                let a = match by_position.get(position) {
-                    Some(&a) if table.agents[a] == name => a,
-                    _ => {
-                        let next = index.len();
-                        let a = *index.entry(name.to_owned()).or_insert(next);
-                        if a == table.agents.len() {
-                            table.agents.push(name.to_owned());
-                        }
-                        if by_position.len() <= position {
-                            by_position.resize(position + 1, a);
-                        }
-                        by_position[position] = a;
-                        a
-                    }
-                };
+                let a = numbers.number(position, name);
                 if !same_site {
                     if let Some((done, state)) = current.take() {
                         keep_site(&mut table.sites, done, state);
@@ -196,7 +181,7 @@ pub fn read_sites(files: &[PathBuf], crawl: &str) -> Result<CrawlSites, ChangesE
                     let state = SiteState {
                         class,
                         doc_id: ids.is_valid(i).then(|| ids.value(i)),
-                        blocks: Vec::with_capacity(table.agents.len().max(a + 1)),
+                        blocks: Vec::with_capacity(numbers.names.len()),
                     };
                     current = Some((site.value(i).into(), state));
                 }
@@ -215,6 +200,7 @@ pub fn read_sites(files: &[PathBuf], crawl: &str) -> Result<CrawlSites, ChangesE
     if let Some((done, state)) = current.take() {
         keep_site(&mut table.sites, done, state);
     }
+    table.agents = numbers.names;
     Ok(table)
 }
 

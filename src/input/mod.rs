@@ -34,6 +34,7 @@ use std::path::Path;
 
 pub use error::InputError;
 pub use open::{open_location, Unreadable};
+pub use whole_member::WholeInflater;
 
 /// What kind of record a [`Capture`] came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

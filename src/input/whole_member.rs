@@ -12,7 +12,8 @@
 //! always did, with its damage handling unchanged. A valid deflate stream has exactly one
 //! decoding, so both decoders give the same bytes and the same member end.
 //!
-//! The one `unsafe` block of the input layer is here: the FFI call, with the pointer and
+//! Public so that `benches/inflate.rs` measures this very wrapper. The one `unsafe`
+//! block of the input layer is here: the FFI call, with the pointer and
 //! length of two live Rust slices.
 
 use std::ptr::NonNull;
@@ -23,7 +24,7 @@ use libdeflate_sys::{
 };
 
 /// A libdeflate decompressor (its tables, about 32 KiB), reused member after member.
-pub(super) struct WholeInflater {
+pub struct WholeInflater {
     ptr: NonNull<libdeflate_decompressor>,
 }
 
@@ -34,7 +35,7 @@ unsafe impl Send for WholeInflater {}
 impl WholeInflater {
     /// None when libdeflate cannot allocate its state (the streaming decoder then does
     /// all the work).
-    pub(super) fn new() -> Option<Self> {
+    pub fn new() -> Option<Self> {
         // SAFETY: no arguments; a null return is handled.
         let ptr = unsafe { libdeflate_alloc_decompressor() };
         NonNull::new(ptr).map(|ptr| Self { ptr })
@@ -43,7 +44,7 @@ impl WholeInflater {
     /// Decodes the raw deflate stream at the start of `input` into `out`. Some((compressed
     /// bytes it spans, bytes written)) when the stream ends inside `input` and its output
     /// fits in `out`; None otherwise, with `out`'s contents unspecified.
-    pub(super) fn inflate(&mut self, input: &[u8], out: &mut [u8]) -> Option<(usize, usize)> {
+    pub fn inflate(&mut self, input: &[u8], out: &mut [u8]) -> Option<(usize, usize)> {
         let mut used = 0usize;
         let mut written = 0usize;
         // SAFETY: `input` and `out` are live, non-overlapping slices (one shared, one

@@ -7,11 +7,14 @@
 
 use crate::limits::READ_BATCH_ROWS;
 use crate::output::rows::DocId;
+use std::collections::HashMap;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use arrow_array::RecordBatch;
-use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use parquet::arrow::arrow_reader::{
+    ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder,
+};
 use parquet::arrow::ProjectionMask;
 
 /// Why a table could not be read.
@@ -67,39 +70,82 @@ pub fn batches(
     path: &Path,
     columns: &[&str],
 ) -> Result<impl Iterator<Item = Result<RecordBatch, ReadError>>, ReadError> {
-    batches_in(path, columns, None)
+    let file = open(path)?;
+    let builder = ParquetRecordBatchReaderBuilder::try_new(file).map_err(parquet_err(path))?;
+    reader(path, builder, columns)
 }
 
-/// The number of row groups of the part file `path` (the units a step can read in
-/// parallel with [`batches_in`]).
-pub fn row_groups(path: &Path) -> Result<usize, ReadError> {
-    let file = File::open(path).map_err(|source| ReadError::Io {
+/// One row group of a part file, its footer read once for the whole file: the unit
+/// [`in_parallel`] hands to a thread.
+pub struct RowGroup<'a> {
+    pub path: &'a Path,
+    meta: ArrowReaderMetadata,
+    index: usize,
+}
+
+impl RowGroup<'_> {
+    /// [`batches`] of this row group only.
+    pub fn batches(
+        &self,
+        columns: &[&str],
+    ) -> Result<impl Iterator<Item = Result<RecordBatch, ReadError>>, ReadError> {
+        let file = open(self.path)?;
+        let builder = ParquetRecordBatchReaderBuilder::new_with_metadata(file, self.meta.clone())
+            .with_row_groups(vec![self.index]);
+        reader(self.path, builder, columns)
+    }
+}
+
+/// Reads every row group of `files` with `read`, as many at once as the pool has
+/// threads, and hands the results to `keep` in file and row-group order, so what is kept
+/// does not depend on the thread count; only that many results wait beside it.
+pub fn in_parallel<T, E>(
+    files: &[PathBuf],
+    read: impl Fn(&RowGroup<'_>) -> Result<T, E> + Sync,
+    mut keep: impl FnMut(T),
+) -> Result<(), E>
+where
+    T: Send,
+    E: From<ReadError> + Send,
+{
+    use rayon::prelude::*;
+    let mut units = Vec::new();
+    for path in files {
+        let meta = ArrowReaderMetadata::load(&open(path)?, ArrowReaderOptions::default())
+            .map_err(parquet_err(path))?;
+        units.extend((0..meta.metadata().num_row_groups()).map(|index| RowGroup {
+            path,
+            meta: meta.clone(),
+            index,
+        }));
+    }
+    for some in units.chunks(rayon::current_num_threads().max(1)) {
+        let done: Vec<T> = some.par_iter().map(&read).collect::<Result<_, E>>()?;
+        done.into_iter().for_each(&mut keep);
+    }
+    Ok(())
+}
+
+fn open(path: &Path) -> Result<File, ReadError> {
+    File::open(path).map_err(|source| ReadError::Io {
         path: path.to_owned(),
         source,
-    })?;
-    let builder =
-        ParquetRecordBatchReaderBuilder::try_new(file).map_err(|source| ReadError::Parquet {
-            path: path.to_owned(),
-            source,
-        })?;
-    Ok(builder.metadata().num_row_groups())
+    })
 }
 
-/// [`batches`] of the row groups `groups` only (all of them with None).
-pub fn batches_in(
+fn parquet_err(path: &Path) -> impl Fn(parquet::errors::ParquetError) -> ReadError + '_ {
+    move |source| ReadError::Parquet {
+        path: path.to_owned(),
+        source,
+    }
+}
+
+/// The batches of `builder` (a file, or some of its row groups) holding only `columns`.
+fn reader(
     path: &Path,
+    builder: ParquetRecordBatchReaderBuilder<File>,
     columns: &[&str],
-    groups: Option<Vec<usize>>,
 ) -> Result<impl Iterator<Item = Result<RecordBatch, ReadError>>, ReadError> {
-    let parquet = |source| ReadError::Parquet {
-        path: path.to_owned(),
-        source,
-    };
-    let file = File::open(path).map_err(|source| ReadError::Io {
-        path: path.to_owned(),
-        source,
-    })?;
-    let builder = ParquetRecordBatchReaderBuilder::try_new(file).map_err(parquet)?;
     if let Some(missing) = columns
         .iter()
         .find(|c| builder.schema().field_with_name(c).is_err())
@@ -107,15 +153,11 @@ pub fn batches_in(
         return Err(ReadError::column(path, missing));
     }
     let mask = ProjectionMask::columns(builder.parquet_schema(), columns.iter().copied());
-    let builder = match groups {
-        Some(groups) => builder.with_row_groups(groups),
-        None => builder,
-    };
     let reader = builder
         .with_projection(mask)
         .with_batch_size(READ_BATCH_ROWS)
         .build()
-        .map_err(parquet)?;
+        .map_err(parquet_err(path))?;
     let path = path.to_owned();
     Ok(reader.map(move |batch| {
         batch.map_err(|e| ReadError::Parquet {
@@ -146,6 +188,41 @@ impl<'a> Wanted<'a> {
                 answer
             }
         }
+    }
+}
+
+/// Agent names numbered as first seen, for tables that list the agents of a capture (or
+/// of a site) together and in one order: the name at the same position in the group
+/// before is tried first, a hash look-up only when it differs.
+#[derive(Debug, Default)]
+pub(crate) struct AgentNumbers {
+    /// The names, by number.
+    pub(crate) names: Vec<String>,
+    index: HashMap<String, usize>,
+    by_position: Vec<usize>,
+}
+
+impl AgentNumbers {
+    /// The number of `name`, the `position`-th agent of its group.
+    pub(crate) fn number(&mut self, position: usize, name: &str) -> usize {
+        if let Some(&a) = self.by_position.get(position) {
+            if self.names[a] == name {
+                return a;
+            }
+        }
+        let a = match self.index.get(name) {
+            Some(&a) => a,
+            None => {
+                self.names.push(name.to_owned());
+                self.index.insert(name.to_owned(), self.names.len() - 1);
+                self.names.len() - 1
+            }
+        };
+        if self.by_position.len() <= position {
+            self.by_position.resize(position + 1, a);
+        }
+        self.by_position[position] = a;
+        a
     }
 }
 

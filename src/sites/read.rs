@@ -18,7 +18,7 @@ use arrow_array::{Array, RecordBatch};
 use super::SiteKey;
 use super::SitesError;
 use crate::census::urls::lookup_key;
-use crate::output::read::{batches, batches_in, row_groups, ReadError};
+use crate::output::read::{batches, in_parallel, AgentNumbers, ReadError, RowGroup};
 use crate::robots::{ProbeClass, RuleSetClass};
 
 /// The id of a capture, as `documents.doc_id` holds it (16 bytes, a UUID).
@@ -212,39 +212,29 @@ pub fn read_crawl(
     rows: usize,
     key: SiteKey,
 ) -> Result<Vec<Capture>, SitesError> {
-    use rayon::prelude::*;
     let mut captures = Vec::with_capacity(rows);
-    let mut units = Vec::new();
-    for path in files {
-        units.extend((0..row_groups(path)?).map(|g| (path, g)));
-    }
-    // Row groups are read in parallel, as many at once as threads, and appended in file
-    // and row-group order: the captures' order does not depend on the thread count.
-    for some in units.chunks(rayon::current_num_threads().max(1)) {
-        let parts: Vec<Vec<Capture>> = some
-            .par_iter()
-            .map(|&(path, group)| read_crawl_group(path, group, crawl, key))
-            .collect::<Result<_, _>>()?;
-        for part in parts {
-            captures.extend(part);
-        }
-    }
+    // In file and row-group order: the captures' order does not depend on the threads.
+    in_parallel(
+        files,
+        |group| read_crawl_group(group, crawl, key),
+        |part| captures.extend(part),
+    )?;
     Ok(captures)
 }
 
 /// The captures of `crawl` in one row group of a documents part file.
 fn read_crawl_group(
-    path: &Path,
-    group: usize,
+    group: &RowGroup<'_>,
     crawl: &str,
     key: SiteKey,
 ) -> Result<Vec<Capture>, SitesError> {
+    let path = group.path;
     let mut captures = Vec::new();
     let mut columns = DOCUMENT_COLUMNS.to_vec();
     if key == SiteKey::RegistrableDomain {
         columns.push("registrable_domain");
     }
-    for batch in batches_in(path, &columns, Some(vec![group]))? {
+    for batch in group.batches(&columns)? {
         let batch = batch?;
         let c = Columns {
             batch: &batch,
@@ -450,22 +440,14 @@ pub fn companion_files(out: &Path, documents: &[PathBuf], table: &str) -> Vec<Pa
 /// Row groups are read in parallel (decoding is most of the step's reading), then
 /// merged in file and row-group order, so the result does not depend on the thread count.
 pub fn read_agents(files: &[PathBuf], wanted: &[DocId]) -> Result<AgentRows, SitesError> {
-    use rayon::prelude::*;
-    let mut units = Vec::new();
-    for path in files.iter().filter(|p| p.is_file()) {
-        units.extend((0..row_groups(path)?).map(|g| (path, g)));
-    }
+    let files: Vec<PathBuf> = files.iter().filter(|p| p.is_file()).cloned().collect();
     // Agents are numbered as first seen over the files in order.
     let mut index: HashMap<String, usize> = HashMap::new();
     let mut facts: HashMap<DocId, Vec<AgentFacts>> = HashMap::with_capacity(wanted.len());
-    // As many row groups at once as there are threads, so that only that many partial
-    // results are held beside the merged one.
-    for some in units.chunks(rayon::current_num_threads().max(1)) {
-        let parts: Vec<FileAgents> = some
-            .par_iter()
-            .map(|&(path, group)| read_agents_file(path, group, wanted))
-            .collect::<Result<_, _>>()?;
-        for part in parts {
+    in_parallel(
+        &files,
+        |group| read_agents_group(group, wanted),
+        |part| {
             let global: Vec<usize> = part
                 .names
                 .into_iter()
@@ -475,25 +457,12 @@ pub fn read_agents(files: &[PathBuf], wanted: &[DocId]) -> Result<AgentRows, Sit
                 })
                 .collect();
             let identity = global.iter().enumerate().all(|(i, &g)| i == g);
+            let numbers = (!identity).then_some(global.as_slice());
             for (id, local) in part.facts {
-                let row = facts.entry(id).or_default();
-                if identity && row.is_empty() {
-                    *row = local;
-                    continue;
-                }
-                for (a, f) in local.into_iter().enumerate() {
-                    if f.is_missing() {
-                        continue;
-                    }
-                    let g = if identity { a } else { global[a] };
-                    if row.len() <= g {
-                        row.resize(g + 1, AgentFacts::MISSING);
-                    }
-                    row[g] = f;
-                }
+                merge_facts(facts.entry(id).or_default(), local, numbers);
             }
-        }
-    }
+        },
+    )?;
     for row in facts.values_mut() {
         row.shrink_to_fit();
     }
@@ -507,6 +476,26 @@ pub fn read_agents(files: &[PathBuf], wanted: &[DocId]) -> Result<AgentRows, Sit
     })
 }
 
+/// Sets `into`'s entries to those of `from` that are not missing; `numbers` maps the
+/// positions of `from` to those of `into` (None: the same). An empty `into` takes `from`
+/// as it is.
+fn merge_facts(into: &mut Vec<AgentFacts>, from: Vec<AgentFacts>, numbers: Option<&[usize]>) {
+    if into.is_empty() && numbers.is_none() {
+        *into = from;
+        return;
+    }
+    for (a, f) in from.into_iter().enumerate() {
+        if f.is_missing() {
+            continue;
+        }
+        let g = numbers.map_or(a, |n| n[a]);
+        if into.len() <= g {
+            into.resize(g + 1, AgentFacts::MISSING);
+        }
+        into[g] = f;
+    }
+}
+
 /// One row group's agents rows of the wanted captures, agents numbered as first seen in
 /// it.
 struct FileAgents {
@@ -514,16 +503,15 @@ struct FileAgents {
     facts: HashMap<DocId, Vec<AgentFacts>>,
 }
 
-fn read_agents_file(path: &Path, group: usize, wanted: &[DocId]) -> Result<FileAgents, SitesError> {
-    let mut names: Vec<String> = Vec::new();
-    let mut index: HashMap<String, usize> = HashMap::new();
+fn read_agents_group(group: &RowGroup<'_>, wanted: &[DocId]) -> Result<FileAgents, SitesError> {
+    let path = group.path;
+    let mut numbers = AgentNumbers::default();
     let mut facts: HashMap<DocId, Vec<AgentFacts>> = HashMap::new();
     // A run writes a capture's agents rows together and in the same agent order for
     // every capture: the capture and the agent of the row before are tried first.
     let mut current: Option<(DocId, bool)> = None;
     let mut row: Vec<AgentFacts> = Vec::new();
     let mut position = 0usize;
-    let mut by_position: Vec<usize> = Vec::new();
     let columns = [
         "doc_id",
         "agent",
@@ -532,24 +520,7 @@ fn read_agents_file(path: &Path, group: usize, wanted: &[DocId]) -> Result<FileA
         "probe_class",
         "cc_class",
     ];
-    let flush =
-        |facts: &mut HashMap<DocId, Vec<AgentFacts>>, id: DocId, row: &mut Vec<AgentFacts>| {
-            let entry = facts.entry(id).or_default();
-            if entry.is_empty() {
-                *entry = std::mem::take(row);
-                return;
-            }
-            for (a, f) in row.drain(..).enumerate() {
-                if f.is_missing() {
-                    continue;
-                }
-                if entry.len() <= a {
-                    entry.resize(a + 1, AgentFacts::MISSING);
-                }
-                entry[a] = f;
-            }
-        };
-    for batch in batches_in(path, &columns, Some(vec![group]))? {
+    for batch in group.batches(&columns)? {
         let batch = batch?;
         let c = Columns {
             batch: &batch,
@@ -571,7 +542,11 @@ fn read_agents_file(path: &Path, group: usize, wanted: &[DocId]) -> Result<FileA
                 }
                 _ => {
                     if let Some((last, true)) = current {
-                        flush(&mut facts, last, &mut row);
+                        merge_facts(
+                            facts.entry(last).or_default(),
+                            std::mem::take(&mut row),
+                            None,
+                        );
                     }
                     position = 0;
                     let keep = wanted.binary_search(&id).is_ok();
@@ -579,25 +554,7 @@ fn read_agents_file(path: &Path, group: usize, wanted: &[DocId]) -> Result<FileA
                     keep
                 }
             };
-            let agent = agents.value(i);
-            let a = match by_position.get(position) {
-                Some(&a) if names[a] == agent => a,
-                _ => {
-                    let a = match index.get(agent) {
-                        Some(&a) => a,
-                        None => {
-                            names.push(agent.to_owned());
-                            index.insert(agent.to_owned(), names.len() - 1);
-                            names.len() - 1
-                        }
-                    };
-                    if by_position.len() <= position {
-                        by_position.resize(position + 1, a);
-                    }
-                    by_position[position] = a;
-                    a
-                }
-            };
+            let a = numbers.number(position, agents.value(i));
             if !keep {
                 continue;
             }
@@ -613,9 +570,12 @@ fn read_agents_file(path: &Path, group: usize, wanted: &[DocId]) -> Result<FileA
         }
     }
     if let Some((last, true)) = current {
-        flush(&mut facts, last, &mut row);
+        merge_facts(facts.entry(last).or_default(), row, None);
     }
-    Ok(FileAgents { names, facts })
+    Ok(FileAgents {
+        names: numbers.names,
+        facts,
+    })
 }
 
 #[cfg(test)]
