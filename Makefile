@@ -163,8 +163,10 @@ CRAWL_REPS      ?= 1
 # 579cf91 is the last commit before remote inputs, tasks and the sites columns landed.
 BENCH_BASELINE  ?= 579cf91
 BENCH_GUARD_MAX ?= 1.10
-# The sites step's rows (step `sites`): rust, sql (the SQL rows take over 20 minutes).
+# The sites step's rows (step `sites`): rust, sql (the SQL rows take over 20 minutes),
+# on generated crawls of these many captures (10000000 adds the 10M crawl: ~10 minutes).
 BENCH_SITES     ?= rust,sql
+BENCH_SITES_SIZES ?= 1000000,2000000
 # Steps of scripts/bench.py to run (e.g. BENCH_ONLY=guard).
 BENCH_ONLY      ?= parse,verdicts,python,e2e,guard,crawl,query
 # apt-get needs root; use sudo when not root.
@@ -176,7 +178,7 @@ bench: export PYTHONDONTWRITEBYTECODE = 1
 bench: bench-tools venv bench-inputs wheel
 	$(PYTHON) scripts/bench.py --out $(BENCH_OUT) --shared $(SHARED) --reps $(BENCH_REPS) \
 	  --crawl-reps $(CRAWL_REPS) --baseline $(BENCH_BASELINE) --guard-max $(BENCH_GUARD_MAX) \
-	  --sites-variants $(BENCH_SITES) --only $(BENCH_ONLY)
+	  --sites-variants $(BENCH_SITES) --sites-sizes $(BENCH_SITES_SIZES) --only $(BENCH_ONLY)
 
 # GNU time (peak RSS via `/usr/bin/time -v`) and gzip (the decompression baseline).
 bench-tools:

@@ -2,7 +2,8 @@
 run: wall time and peak RSS of
 
 - `robots-census run CRAWL --tables agents` (the parse the step is measured against),
-- `robots-census sites OUT` (the Rust step), on all cores and on one thread,
+- `robots-census sites OUT` (the Rust step), on all cores and on one thread, and at
+  `--memory-limit 256MiB` (the crawl decided in passes over ranges of site names),
 - queries/steps/sites.sql, the step as SQL, in the embedded engine (`robots-census
   query`, at the default 1 GiB and at 256 MiB) and in DuckDB (the Python package,
   through OUT/_views.sql),
@@ -68,6 +69,8 @@ def run(args, paths, results, timed, step):
             # The same step on one thread (the step's rayon pool follows RAYON_NUM_THREADS).
             one("sites --ranks (Rust step), 1 thread",
                 ["env", "RAYON_NUM_THREADS=1", binary, "sites", out, "--quiet", "--ranks", ranks])
+            one("sites --ranks --memory-limit 256MiB (Rust step, in passes)",
+                [binary, "sites", out, "--quiet", "--ranks", ranks, "--memory-limit", "256MiB"])
         if "sql" not in variants:
             continue
         for limit in ("1GiB", "256MiB"):

@@ -187,6 +187,12 @@ pub struct SitesArgs {
     #[arg(long, value_name = "LIST|@FILE")]
     pub agents: Option<String>,
 
+    /// Memory the step plans to hold, e.g. 256MiB, 4GiB: a crawl of more captures than
+    /// this over 512 bytes is decided in passes over ranges of site names (each reads
+    /// the tables again; the table written is the same).
+    #[arg(long, value_name = "SIZE", default_value = "1GiB")]
+    pub memory_limit: String,
+
     /// No summary on stderr.
     #[arg(long, short)]
     pub quiet: bool,
@@ -453,7 +459,8 @@ the file of queries/ its caption names, run by the embedded engine (as `robots-c
 query` runs it; --memory-limit and --spill-dir as there). With any of --site-key,
 --status-semantics, --ranks, --agents the sites step runs first with them (replacing
 <OUT>/sites, as `robots-census sites OUT ...` would); without them the stored sites table
-is used (the step runs with defaults when there is none). See README.md.
+is used (the step runs with defaults when there is none). When the step runs, it plans
+with the same --memory-limit. See README.md.
 
 Exit codes:
   0  the report was written

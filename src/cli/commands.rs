@@ -188,7 +188,11 @@ pub fn status(args: &StatusArgs) -> Exit {
 }
 
 pub fn sites(args: &SitesArgs) -> Exit {
-    match crate::sites::run(&args.options()) {
+    let options = match args.options() {
+        Ok(options) => options,
+        Err(e) => return fail(Exit::Usage, e),
+    };
+    match crate::sites::run(&options) {
         Ok(report) => {
             for warning in &report.warnings {
                 eprintln!("robots-census: warning: {warning}");

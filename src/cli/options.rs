@@ -99,14 +99,15 @@ impl RunArgs {
 }
 
 impl SitesArgs {
-    pub fn options(&self) -> crate::sites::Options {
-        crate::sites::Options {
+    pub fn options(&self) -> Result<crate::sites::Options, String> {
+        Ok(crate::sites::Options {
             out: self.out.clone(),
             site_key: self.site_key,
             semantics: self.status_semantics,
             ranks: self.ranks.clone(),
             agents: self.agents.as_deref().map(AgentsArg::parse),
-        }
+            memory_limit: memory_limit(&self.memory_limit)?,
+        })
     }
 }
 
@@ -119,19 +120,21 @@ impl ReportArgs {
             || self.status_semantics.is_some()
             || self.ranks.is_some()
             || self.agents.is_some();
+        let limit = memory_limit(&self.memory_limit)?;
         let sites = given.then(|| crate::sites::Options {
             out: self.out.clone(),
             site_key: self.site_key.unwrap_or_default(),
             semantics: self.status_semantics.unwrap_or_default(),
             ranks: self.ranks.clone(),
             agents: self.agents.as_deref().map(AgentsArg::parse),
+            memory_limit: limit,
         });
         Ok(crate::report::Options {
             out: self.out.clone(),
             output: self.output.clone(),
             sites,
             engine: crate::study::EngineOptions {
-                memory_limit: memory_limit(&self.memory_limit)?,
+                memory_limit: limit,
                 spill_dir: self.spill_dir.clone(),
                 threads: 0,
             },
@@ -204,7 +207,6 @@ impl super::args::QueryArgs {
 }
 
 /// `--memory-limit`'s value in bytes.
-#[cfg(feature = "study")]
 fn memory_limit(text: &str) -> Result<usize, String> {
     parse_size(text)
         .ok_or_else(|| format!("--memory-limit {text:?}: give a size such as 512MiB or 4GiB"))
@@ -212,7 +214,6 @@ fn memory_limit(text: &str) -> Result<usize, String> {
 
 /// A byte size: a number with an optional unit, K/M/G/T (powers of 1024, as DataFusion
 /// reads `memory_limit`), with or without `i` and `B`: `512MiB`, `4G`, `1.5GiB`, `1000`.
-#[cfg(feature = "study")]
 fn parse_size(text: &str) -> Option<usize> {
     let text = text.trim();
     let split = text

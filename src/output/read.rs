@@ -11,9 +11,14 @@ use std::collections::HashMap;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
-use arrow_array::RecordBatch;
+use std::sync::{Arc, Mutex};
+
+use arrow_array::cast::AsArray;
+use arrow_array::{Array, BooleanArray, RecordBatch};
+use arrow_schema::{ArrowError, DataType, FieldRef, Schema};
 use parquet::arrow::arrow_reader::{
-    ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder,
+    ArrowPredicateFn, ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder,
+    RowFilter,
 };
 use parquet::arrow::ProjectionMask;
 
@@ -96,6 +101,140 @@ impl RowGroup<'_> {
     }
 }
 
+/// What [`RowGroup::rows_of`] reads: the rows of some captures, and one string column
+/// as a dictionary.
+pub struct RowsOf {
+    /// The captures wanted.
+    pub wanted: Arc<SortedIds>,
+    /// Whether only the wanted captures' rows are decoded (a Parquet row filter on
+    /// `doc_id`: cheaper when they are few, dearer when they are about half the rows);
+    /// otherwise every row comes, and the reader picks.
+    pub filter: bool,
+    /// A string column read as a dictionary (keys and the row group's values: its
+    /// strings are not copied per row).
+    pub dictionary: &'static str,
+    /// With `filter`: every value of `dictionary` in the row group, wanted rows or
+    /// not, in the order first met.
+    pub values: Arc<Mutex<Vec<String>>>,
+}
+
+impl RowGroup<'_> {
+    /// [`RowGroup::batches`] with one column read as a dictionary, and with
+    /// [`RowsOf::filter`] only the rows whose `doc_id` is wanted: the other columns
+    /// are then decoded for those rows alone, which is what makes reading a table for
+    /// a few of its captures cheap. Rows come grouped by capture (every table of a run
+    /// writes a capture's rows together), so the answer of the row before is reused.
+    pub fn rows_of(
+        &self,
+        columns: &[&str],
+        of: &RowsOf,
+    ) -> Result<impl Iterator<Item = Result<RecordBatch, ReadError>>, ReadError> {
+        let path = self.path;
+        let schema = self.meta.schema();
+        let as_dictionary =
+            DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8));
+        let fields: Vec<FieldRef> = schema
+            .fields()
+            .iter()
+            .map(
+                |f| match f.name() == of.dictionary && f.data_type() == &DataType::Utf8 {
+                    true => Arc::new(f.as_ref().clone().with_data_type(as_dictionary.clone())),
+                    false => f.clone(),
+                },
+            )
+            .collect();
+        let hinted = Schema::new_with_metadata(fields, schema.metadata().clone());
+        let options = ArrowReaderOptions::new().with_schema(Arc::new(hinted));
+        let meta = ArrowReaderMetadata::try_new(self.meta.metadata().clone(), options)
+            .map_err(parquet_err(path))?;
+        let builder = ParquetRecordBatchReaderBuilder::new_with_metadata(open(path)?, meta)
+            .with_row_groups(vec![self.index]);
+        for column in ["doc_id", of.dictionary] {
+            if builder.schema().field_with_name(column).is_err() {
+                return Err(ReadError::column(path, column));
+            }
+        }
+        if !of.filter {
+            return Ok(EitherRows::All(reader(path, builder, columns)?));
+        }
+        let mask = ProjectionMask::columns(builder.parquet_schema(), ["doc_id", of.dictionary]);
+        let (wanted, values, dictionary) = (of.wanted.clone(), of.values.clone(), of.dictionary);
+        let mut last: Option<(DocId, bool)> = None;
+        let predicate = ArrowPredicateFn::new(mask, move |batch: RecordBatch| {
+            let unexpected =
+                |c: &str| ArrowError::SchemaError(format!("column {c}: unexpected type"));
+            let names = batch
+                .column_by_name(dictionary)
+                .and_then(|c| c.as_any_dictionary_opt())
+                .and_then(|d| d.values().as_string_opt::<i32>().cloned())
+                .ok_or_else(|| unexpected("dictionary"))?;
+            {
+                let mut seen = values.lock().map_err(|_| unexpected("dictionary"))?;
+                for name in names.iter().flatten() {
+                    if !seen.iter().any(|s| s == name) {
+                        seen.push(name.to_owned());
+                    }
+                }
+            }
+            let ids = batch
+                .column_by_name("doc_id")
+                .ok_or_else(|| unexpected("doc_id"))?;
+            // 16-byte ids as robots-census writes them, or binary as Spark does.
+            let (fixed, binary) = (ids.as_fixed_size_binary_opt(), ids.as_binary_opt::<i32>());
+            if fixed.is_none() && binary.is_none() {
+                return Err(unexpected("doc_id"));
+            }
+            let id_at = |i: usize| -> Option<DocId> {
+                let bytes = match (fixed, binary) {
+                    (Some(f), _) => f.is_valid(i).then(|| f.value(i)),
+                    (None, Some(b)) => b.is_valid(i).then(|| b.value(i)),
+                    (None, None) => None,
+                }?;
+                bytes.try_into().ok()
+            };
+            let keep: Vec<bool> = (0..batch.num_rows())
+                .map(|i| {
+                    let Some(id) = id_at(i) else {
+                        return false;
+                    };
+                    match last {
+                        Some((seen, answer)) if seen == id => answer,
+                        _ => {
+                            let answer = wanted.contains(&id);
+                            last = Some((id, answer));
+                            answer
+                        }
+                    }
+                })
+                .collect();
+            Ok(BooleanArray::from(keep))
+        });
+        let builder = builder.with_row_filter(RowFilter::new(vec![Box::new(predicate)]));
+        Ok(EitherRows::Filtered(reader(path, builder, columns)?))
+    }
+}
+
+/// The batches of [`RowGroup::rows_of`], filtered or not (one iterator type).
+enum EitherRows<A, B> {
+    All(A),
+    Filtered(B),
+}
+
+impl<A, B> Iterator for EitherRows<A, B>
+where
+    A: Iterator<Item = Result<RecordBatch, ReadError>>,
+    B: Iterator<Item = Result<RecordBatch, ReadError>>,
+{
+    type Item = Result<RecordBatch, ReadError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match self {
+            EitherRows::All(a) => a.next(),
+            EitherRows::Filtered(b) => b.next(),
+        }
+    }
+}
+
 /// Reads every row group of `files` with `read`, as many at once as the pool has
 /// threads, and hands the results to `keep` in file and row-group order, so what is kept
 /// does not depend on the thread count; only that many results wait beside it.
@@ -167,6 +306,58 @@ fn reader(
     }))
 }
 
+/// Capture ids, sorted, with an index on their first two bytes: a look-up is a binary
+/// search in one of 65,536 slices. Doc ids are SHA-1 bits, so the slices are even (a
+/// few dozen ids for millions), and the look-ups a pass makes for every row of a table
+/// touch a cache line or two instead of walking a search over megabytes.
+#[derive(Debug, Default)]
+pub struct SortedIds {
+    ids: Vec<DocId>,
+    /// `starts[p]..starts[p + 1]`: the ids whose first two bytes are `p`.
+    starts: Vec<usize>,
+}
+
+impl SortedIds {
+    pub fn new(mut ids: Vec<DocId>) -> SortedIds {
+        ids.sort_unstable();
+        ids.dedup();
+        let mut starts = Vec::with_capacity(PREFIXES + 1);
+        let mut at = 0;
+        for p in 0..=PREFIXES {
+            while at < ids.len() && prefix(&ids[at]) < p {
+                at += 1;
+            }
+            starts.push(at);
+        }
+        SortedIds { ids, starts }
+    }
+
+    /// The position of `id` among the ids, if it is one.
+    pub fn position(&self, id: &DocId) -> Option<usize> {
+        let p = prefix(id);
+        let (from, to) = (*self.starts.get(p)?, *self.starts.get(p + 1)?);
+        self.ids[from..to].binary_search(id).ok().map(|i| from + i)
+    }
+
+    pub fn contains(&self, id: &DocId) -> bool {
+        self.position(id).is_some()
+    }
+
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+}
+
+const PREFIXES: usize = 1 << 16;
+
+fn prefix(id: &DocId) -> usize {
+    usize::from(u16::from_be_bytes([id[0], id[1]]))
+}
+
 /// Sorted doc ids, asked about rows that come grouped by capture (every table of a run
 /// writes a capture's rows together): the answer for the row before is reused.
 pub(crate) struct Wanted<'a> {
@@ -228,6 +419,32 @@ impl AgentNumbers {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn sorted_ids_find_every_id_and_nothing_else() {
+        use super::SortedIds;
+        // Ids crowded on a few prefixes, on the first and last, and spread.
+        let mut ids: Vec<[u8; 16]> = (0u32..3000)
+            .map(|n| {
+                let mut id = [0u8; 16];
+                id[..4].copy_from_slice(&(n.wrapping_mul(2_654_435_761)).to_be_bytes());
+                id[15] = (n % 7) as u8;
+                id
+            })
+            .collect();
+        ids.extend([[0u8; 16], [0xff; 16], [0xff; 16]]);
+        let sorted = SortedIds::new(ids.clone());
+        ids.sort_unstable();
+        ids.dedup();
+        assert_eq!(sorted.len(), ids.len());
+        for (i, id) in ids.iter().enumerate() {
+            assert_eq!(sorted.position(id), Some(i));
+            let mut other = *id;
+            other[15] ^= 0x80;
+            assert!(!sorted.contains(&other));
+        }
+        assert!(SortedIds::new(Vec::new()).position(&[7; 16]).is_none());
+    }
     use super::*;
     use std::sync::Arc;
 

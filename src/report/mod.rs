@@ -121,7 +121,10 @@ pub fn build(options: &Options) -> Result<Summary, ReportError> {
             // A sites table of another run is not drawn: its options are not known to
             // be the ones wanted, so it is not silently rebuilt either.
             Entry::Stale(why) => return Err(ReportError::StaleSites(why.clone())),
-            _ => Some(crate::sites::Options::defaults(out)),
+            _ => Some(crate::sites::Options {
+                memory_limit: options.engine.memory_limit,
+                ..crate::sites::Options::defaults(out)
+            }),
         },
     };
     let mut summary = Summary {

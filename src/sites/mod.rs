@@ -1,9 +1,9 @@
 //! The `sites` step: the run's tables in, one row per (crawl, site, agent) out.
 //!
 //! ```text
-//! <OUT>/documents/**.parquet --read (one crawl at a time)--> captures
+//! <OUT>/documents/**.parquet --read (one crawl, or one pass of it, at a time)--> captures
 //!   --decide (latest per URL, redirects <= 5 hops, precedence)--> deciding capture per site
-//!   + <OUT>/agents/**.parquet (rows of the deciding captures) + --ranks
+//!   + <OUT>/agents/**.parquet (rows of the deciding captures: agents.rs) + --ranks
 //!   --classes (census::site_classes: status class, Google and Common Crawl readings)
 //!   --> <OUT>/sites/crawl=<CRAWL>/part-0.parquet
 //! ```
@@ -11,10 +11,13 @@
 //! Every choice a published study made differently is an option: the site key
 //! (`--site-key`), what statuses mean (`--status-semantics`), the ranked list and its
 //! top-k strata (`--ranks`, stored as `<OUT>/ranks/ranks.parquet`). The options are
-//! columns of every row, so a table says how it was made.
+//! columns of every row, so a table says how it was made. `--memory-limit` is not: it
+//! sets how many passes a crawl takes (`passes.rs`), never what is written.
 
+mod agents;
 mod decide;
 mod key;
+mod passes;
 mod ranks;
 pub(crate) mod read;
 pub(crate) mod write;
@@ -26,12 +29,16 @@ pub use crate::census::site_classes::{PerClass, StatusClass, StatusSemantics};
 pub use crate::limits::MAX_REDIRECT_HOPS;
 pub use key::SiteKey;
 
+use crate::limits::DEFAULT_MEMORY_LIMIT;
 use crate::limits::STEP_BATCH_ROWS;
 use crate::output::catalog::{Catalog, DatasetState};
+use crate::output::read::SortedIds;
 use crate::output::Table;
 use crate::verdicts::AgentsArg;
+use agents::{AgentFacts, AgentRows};
 use decide::Site;
-use read::{AgentFacts, AgentRows, DocId};
+use passes::Plan;
+use read::DocId;
 use write::{Row, SitesBuilder, TableFile};
 
 /// Errors of the site step: all end it (exit 2).
@@ -83,6 +90,9 @@ pub struct Options {
     pub ranks: Option<PathBuf>,
     /// Agents to report (`--agents`); all agents of the agents table when `None`.
     pub agents: Option<AgentsArg>,
+    /// Bytes the step plans to hold (`--memory-limit`): a larger crawl is decided in
+    /// passes over ranges of site names.
+    pub memory_limit: usize,
 }
 
 impl Options {
@@ -94,6 +104,7 @@ impl Options {
             semantics: StatusSemantics::default(),
             ranks: None,
             agents: None,
+            memory_limit: DEFAULT_MEMORY_LIMIT,
         }
     }
 
@@ -112,11 +123,22 @@ impl Options {
     }
 }
 
+/// What `sites` wrote for one crawl.
+#[derive(Debug)]
+pub struct CrawlCounts {
+    pub crawl: String,
+    pub sites: usize,
+    pub rows: usize,
+    /// Sites per status class, in [`StatusClass::ALL`] order.
+    pub classes: PerClass<usize>,
+    /// Passes the crawl was decided in (more than one when it exceeds `--memory-limit`).
+    pub passes: usize,
+}
+
 /// What `sites` wrote, per crawl.
 #[derive(Debug, Default)]
 pub struct Report {
-    /// (crawl, sites, rows, sites per status class in [`StatusClass::ALL`] order).
-    pub crawls: Vec<(String, usize, usize, PerClass<usize>)>,
+    pub crawls: Vec<CrawlCounts>,
     pub ranked_hosts: Option<usize>,
     /// Lines of the ranks file that were skipped.
     pub warnings: Vec<String>,
@@ -128,9 +150,12 @@ impl Report {
         if let Some(n) = self.ranked_hosts {
             out += &format!("ranks: {n} hosts, {} lines skipped\n", self.warnings.len());
         }
-        for (crawl, sites, rows, classes) in &self.crawls {
-            out += &format!("{crawl}: {sites} sites, {rows} rows;");
-            for (class, n) in StatusClass::ALL.iter().zip(classes) {
+        for c in &self.crawls {
+            out += &format!("{}: {} sites, {} rows;", c.crawl, c.sites, c.rows);
+            if c.passes > 1 {
+                out += &format!(" in {} passes (--memory-limit);", c.passes);
+            }
+            for (class, n) in StatusClass::ALL.iter().zip(&c.classes) {
                 out += &format!(" {}={n}", class.as_str());
             }
             out += "\n";
@@ -229,7 +254,8 @@ struct CrawlInput<'a> {
     rows: usize,
 }
 
-/// Decides every site of one crawl and writes its partition.
+/// Decides every site of one crawl and writes its partition, in as many passes as
+/// `--memory-limit` asks for (see [`passes`]).
 fn one_crawl(
     options: &Options,
     wanted: Option<&[String]>,
@@ -238,82 +264,143 @@ fn one_crawl(
     ranked_sites: &[(&str, i64)],
     path: &Path,
     state: &DatasetState,
-) -> Result<(String, usize, usize, PerClass<usize>), SitesError> {
+) -> Result<CrawlCounts, SitesError> {
     let (crawl, files) = (input.crawl, input.files);
-    let mut captures = read::read_crawl(files, crawl, input.rows, options.site_key)?;
-    decide::latest_per_url(&mut captures);
-    let sites = decide::sites(&captures, options.semantics);
-    drop(captures);
-    let sorted = |ids: &mut Vec<DocId>| {
-        ids.sort_unstable();
-        ids.dedup();
-    };
-    let mut ends: Vec<DocId> = sites.iter().map(|s| s.end.doc_id).collect();
-    sorted(&mut ends);
-    let mut shown = ends.clone();
-    shown.extend(sites.iter().map(|s| s.start));
-    sorted(&mut shown);
-    let urls = read::read_urls(files, &shown)?;
-    drop(shown);
-    let agent_files = read::companion_files(input.root, files, Table::Agents.name());
-    let rows = read::read_agents(&agent_files, &ends)?;
-    drop(ends);
-    let agents = choose_agents(&options.out, wanted, crawl, &rows)?;
-
-    let ctx = Context {
-        options,
+    let plan = Plan::new(
+        files,
         crawl,
-        urls: &urls,
-        facts: &rows,
-        agents: &agents,
+        input.rows,
+        options.site_key,
+        options.memory_limit,
+    )?;
+    let mut writer = Writer {
+        file: TableFile::create(path, Table::Sites, state)?,
+        builder: SitesBuilder::default(),
+        tally: Tally::default(),
+        pending: None,
     };
-    let mut file = TableFile::create(path, Table::Sites, state)?;
-    let mut builder = SitesBuilder::default();
-    let mut tally = Tally::default();
-    let mut decided = sites.iter().peekable();
-    let mut uncaptured = ranked_sites
-        .iter()
-        .filter(|(s, _)| sites.binary_search_by(|x| x.name.as_str().cmp(s)).is_err())
-        .peekable();
-    // Batch n is encoded while batch n+1 is built: the two halves of the step's time.
-    let mut pending: Option<arrow_array::RecordBatch> = None;
-    loop {
-        let (written, built) = rayon::join(
-            || pending.take().map_or(Ok(()), |batch| file.write(&batch)),
-            || {
-                // Merge the decided sites and the ranked sites without a capture, by name.
-                while builder.rows() < STEP_BATCH_ROWS {
-                    let take_decided = match (decided.peek(), uncaptured.peek()) {
-                        (Some(d), Some(u)) => d.name.as_str() < u.0,
-                        (Some(_), None) => true,
-                        (None, Some(_)) => false,
-                        (None, None) => break,
-                    };
-                    let class = if take_decided {
-                        let Some(site) = decided.next() else { break };
-                        ctx.site_rows(site, ranked.get(&site.name).copied(), &mut builder)?
-                    } else {
-                        let Some((name, rank)) = uncaptured.next() else {
-                            break;
-                        };
-                        ctx.uncaptured_rows(name, *rank, &mut builder)?
-                    };
-                    tally.sites += 1;
-                    tally.classes[class.index()] += 1;
-                }
-                Ok::<(), SitesError>(())
-            },
-        );
-        written?;
-        built?;
-        if builder.rows() == 0 {
-            break;
-        }
-        tally.rows += builder.rows();
-        pending = Some(builder.finish()?);
+    for pass in plan.passes() {
+        let mut captures = read::read_crawl(
+            files,
+            crawl,
+            plan.capacity(input.rows),
+            options.site_key,
+            pass,
+        )?;
+        decide::latest_per_url(&mut captures);
+        let sites = decide::sites(&captures, options.semantics);
+        drop(captures);
+        let ends: Vec<DocId> = sites.iter().map(|s| s.end.doc_id).collect();
+        let mut shown = ends.clone();
+        shown.extend(sites.iter().map(|s| s.start));
+        let urls = read::read_urls(files, &SortedIds::new(shown))?;
+        let agent_files = read::companion_files(input.root, files, Table::Agents.name());
+        // One pass of several wants a few of the crawl's captures: their rows alone.
+        let rows = agents::read_agents(&agent_files, ends, plan.len() > 1)?;
+        let agents = choose_agents(&options.out, wanted, crawl, &rows)?;
+        let ctx = Context {
+            options,
+            crawl,
+            urls: &urls,
+            facts: &rows,
+            agents: &agents,
+        };
+        // The ranked sites of this pass without a capture get a row of their own.
+        let uncaptured: Vec<(&str, i64)> = ranked_sites
+            .iter()
+            .filter(|(s, _)| pass.holds(s))
+            .filter(|(s, _)| sites.binary_search_by(|x| x.name.as_str().cmp(s)).is_err())
+            .copied()
+            .collect();
+        writer.append(&ctx, &sites, &uncaptured, ranked)?;
     }
-    file.commit()?;
-    Ok((crawl.to_owned(), tally.sites, tally.rows, tally.classes))
+    let tally = writer.finish()?;
+    Ok(CrawlCounts {
+        crawl: crawl.to_owned(),
+        sites: tally.sites,
+        rows: tally.rows,
+        classes: tally.classes,
+        passes: plan.len(),
+    })
+}
+
+/// The crawl's partition being written: one builder from the first pass to the last,
+/// so batches (and the file) do not depend on the passes.
+struct Writer {
+    file: TableFile,
+    builder: SitesBuilder,
+    tally: Tally,
+    /// The last full batch, written while the next one is built.
+    pending: Option<arrow_array::RecordBatch>,
+}
+
+impl Writer {
+    /// Appends the rows of `decided` merged by name with the ranked sites without a
+    /// capture (`uncaptured`); a batch not yet full waits for the next pass.
+    fn append(
+        &mut self,
+        ctx: &Context<'_>,
+        decided: &[Site],
+        uncaptured: &[(&str, i64)],
+        ranked: &HashMap<String, i64>,
+    ) -> Result<(), SitesError> {
+        let Writer {
+            file,
+            builder,
+            tally,
+            pending,
+        } = self;
+        let mut decided = decided.iter().peekable();
+        let mut uncaptured = uncaptured.iter().peekable();
+        loop {
+            // Batch n is encoded while batch n+1 is built: the two halves of the step's time.
+            let (written, built) = rayon::join(
+                || pending.take().map_or(Ok(()), |batch| file.write(&batch)),
+                || {
+                    while builder.rows() < STEP_BATCH_ROWS {
+                        let take_decided = match (decided.peek(), uncaptured.peek()) {
+                            (Some(d), Some(u)) => d.name.as_str() < u.0,
+                            (Some(_), None) => true,
+                            (None, Some(_)) => false,
+                            (None, None) => break,
+                        };
+                        let class = if take_decided {
+                            let Some(site) = decided.next() else { break };
+                            ctx.site_rows(site, ranked.get(&site.name).copied(), builder)?
+                        } else {
+                            let Some((name, rank)) = uncaptured.next() else {
+                                break;
+                            };
+                            ctx.uncaptured_rows(name, *rank, builder)?
+                        };
+                        tally.sites += 1;
+                        tally.classes[class.index()] += 1;
+                    }
+                    Ok::<(), SitesError>(())
+                },
+            );
+            written?;
+            built?;
+            if builder.rows() < STEP_BATCH_ROWS {
+                return Ok(());
+            }
+            tally.rows += builder.rows();
+            *pending = Some(builder.finish()?);
+        }
+    }
+
+    /// Writes what is left and commits the file.
+    fn finish(mut self) -> Result<Tally, SitesError> {
+        if let Some(batch) = self.pending.take() {
+            self.file.write(&batch)?;
+        }
+        if self.builder.rows() > 0 {
+            self.tally.rows += self.builder.rows();
+            self.file.write(&self.builder.finish()?)?;
+        }
+        self.file.commit()?;
+        Ok(self.tally)
+    }
 }
 
 /// What one crawl's partition holds: sites, rows, sites per status class.

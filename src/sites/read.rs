@@ -1,11 +1,11 @@
 //! Reading the run's tables for the site step: part files found recursively under
 //! `<out>/<table>/` (so both the flat `<table>/<part>.parquet` layout and the Hive
 //! `<table>/crawl=<CRAWL>/<part>.parquet` layout are read), only the columns needed,
-//! one crawl at a time, into compact rows.
+//! one crawl (or one pass of a crawl, [`super::passes`]) at a time, into compact rows.
 //!
-//! A capture costs about 100 bytes here plus its site name (URLs are kept as 128-bit
-//! keys; the few URLs the output shows are read again at the end): measured, a crawl of
-//! a million captures peaks at about 270 MB for the whole step (README.md).
+//! A capture costs 80 bytes here plus its site name (URLs are kept as 128-bit keys;
+//! the few URLs the output shows are read again at the end); the step's peak is about
+//! 300 MB a million captures of a pass (README.md).
 
 use std::collections::{BTreeMap, HashMap};
 use std::hash::{Hash, Hasher};
@@ -15,11 +15,11 @@ use arrow_array::cast::AsArray;
 use arrow_array::types::{Int32Type, TimestampMicrosecondType};
 use arrow_array::{Array, RecordBatch};
 
+use super::passes::Pass;
 use super::SiteKey;
 use super::SitesError;
 use crate::census::urls::lookup_key;
-use crate::output::read::{batches, in_parallel, AgentNumbers, ReadError, RowGroup};
-use crate::robots::{ProbeClass, RuleSetClass};
+use crate::output::read::{batches, in_parallel, ReadError, RowGroup, SortedIds};
 
 /// The id of a capture, as `documents.doc_id` holds it (16 bytes, a UUID).
 pub use crate::output::rows::DocId;
@@ -102,6 +102,19 @@ impl<'a> Columns<'a> {
         Ok(Ids::Binary(binary))
     }
 
+    /// A string column read as a dictionary (see [`RowGroup::rows_of`]).
+    pub(crate) fn dictionary(&self, name: &str) -> Result<Dictionary<'a>, ReadError> {
+        let keys = self
+            .get(name)?
+            .as_dictionary_opt::<Int32Type>()
+            .ok_or_else(|| self.wrong(name))?;
+        let values = keys
+            .values()
+            .as_string_opt::<i32>()
+            .ok_or_else(|| self.wrong(name))?;
+        Ok(Dictionary { keys, values })
+    }
+
     pub(crate) fn i32(&self, name: &str) -> Result<&'a arrow_array::Int32Array, ReadError> {
         self.get(name)?
             .as_primitive_opt::<Int32Type>()
@@ -121,6 +134,24 @@ impl<'a> Columns<'a> {
         self.get(name)?
             .as_primitive_opt::<TimestampMicrosecondType>()
             .ok_or_else(|| self.wrong(name))
+    }
+}
+
+/// A string column as a dictionary: keys per row, the values once.
+pub(crate) struct Dictionary<'a> {
+    keys: &'a arrow_array::DictionaryArray<Int32Type>,
+    values: &'a arrow_array::StringArray,
+}
+
+impl<'a> Dictionary<'a> {
+    /// The string of row `i`; `None` when null (or a key out of range).
+    pub(crate) fn value(&self, i: usize) -> Option<&'a str> {
+        let key = self.keys.keys();
+        if key.is_null(i) {
+            return None;
+        }
+        let k = usize::try_from(key.value(i)).ok()?;
+        (k < self.values.len()).then(|| self.values.value(k))
     }
 }
 
@@ -204,22 +235,57 @@ const DOCUMENT_COLUMNS: [&str; 13] = [
     "is_robots_url",
 ];
 
-/// The captures of `crawl` in `files`; revisit records (no body, nothing to
-/// decide with) and rows without a URL are left out. Sites are keyed by `key`.
+/// The captures of `crawl` in `files` that `pass` keeps; revisit records (no body,
+/// nothing to decide with) and rows without a URL are left out. Sites are keyed by
+/// `key`; `capacity` is the room reserved for the captures.
 pub fn read_crawl(
     files: &[PathBuf],
     crawl: &str,
-    rows: usize,
+    capacity: usize,
     key: SiteKey,
+    pass: Pass<'_>,
 ) -> Result<Vec<Capture>, SitesError> {
-    let mut captures = Vec::with_capacity(rows);
+    let mut captures = Vec::with_capacity(capacity);
     // In file and row-group order: the captures' order does not depend on the threads.
     in_parallel(
         files,
-        |group| read_crawl_group(group, crawl, key),
+        |group| read_crawl_group(group, crawl, key, pass),
         |part| captures.extend(part),
     )?;
     Ok(captures)
+}
+
+/// What planning the passes needs of a crawl (see [`super::passes`]): the URL keys of
+/// every `Location` (unsorted, repeated), and the site names that `sampled` picks.
+pub fn scan_crawl(
+    files: &[PathBuf],
+    crawl: &str,
+    key: SiteKey,
+    sampled: impl Fn(&str) -> bool + Sync,
+) -> Result<(Vec<UrlKey>, Vec<Box<str>>), SitesError> {
+    let (mut targets, mut names) = (Vec::new(), Vec::new());
+    in_parallel(
+        files,
+        |group| {
+            let captures = read_crawl_group(group, crawl, key, Pass::ALL)?;
+            let targets: Vec<UrlKey> = captures
+                .iter()
+                .map(|c| c.location_key)
+                .filter(|&k| k != 0)
+                .collect();
+            let names: Vec<Box<str>> = captures
+                .into_iter()
+                .filter_map(|c| c.site)
+                .filter(|s| sampled(s))
+                .collect();
+            Ok::<_, SitesError>((targets, names))
+        },
+        |(t, n)| {
+            targets.extend(t);
+            names.extend(n);
+        },
+    )?;
+    Ok((targets, names))
 }
 
 /// The captures of `crawl` in one row group of a documents part file.
@@ -227,6 +293,7 @@ fn read_crawl_group(
     group: &RowGroup<'_>,
     crawl: &str,
     key: SiteKey,
+    pass: Pass<'_>,
 ) -> Result<Vec<Capture>, SitesError> {
     let path = group.path;
     let mut captures = Vec::new();
@@ -276,7 +343,7 @@ fn read_crawl_group(
                 }),
                 _ => None,
             };
-            captures.push(Capture {
+            let mut capture = Capture {
                 doc_id: ids.value(i),
                 fetch_time: if times.is_valid(i) {
                     times.value(i)
@@ -294,16 +361,19 @@ fn read_crawl_group(
                 has_rules: (allow.is_valid(i) && allow.value(i) > 0)
                     || (disallow.is_valid(i) && disallow.value(i) > 0),
                 site,
-            });
+            };
+            if pass.keep(&mut capture) {
+                captures.push(capture);
+            }
         }
     }
     Ok(captures)
 }
 
-/// The URLs of the captures in `wanted` (sorted doc ids), read again from `files`.
+/// The URLs of the captures in `wanted`, read again from `files`.
 pub fn read_urls(
     files: &[PathBuf],
-    wanted: &[DocId],
+    wanted: &SortedIds,
 ) -> Result<HashMap<DocId, Box<str>>, SitesError> {
     let mut urls = HashMap::with_capacity(wanted.len());
     for path in files {
@@ -315,7 +385,7 @@ pub fn read_urls(
             };
             let (ids, col) = (c.ids("doc_id")?, c.str("url")?);
             for i in 0..batch.num_rows() {
-                if wanted.binary_search(&ids.value(i)).is_ok() {
+                if wanted.contains(&ids.value(i)) {
                     if let Some(url) = opt(col, i) {
                         urls.insert(ids.value(i), url.into());
                     }
@@ -324,104 +394,6 @@ pub fn read_urls(
         }
     }
     Ok(urls)
-}
-
-/// What the agents table says about one (capture, agent), in one byte: `named`
-/// (bit 0), `root_allowed` (bits 1-2: null, false, true), `probe_class` (bits 3-4:
-/// null or the index in [`ProbeClass::ALL`] + 1), `cc_class` (bits 5-7: null or
-/// the index in [`RuleSetClass::ALL`] + 1). A crawl's deciding captures times the
-/// agents asked can be tens of millions of these.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct AgentFacts(u8);
-
-impl AgentFacts {
-    /// No agents row (root bits 3 never occur otherwise).
-    pub const MISSING: AgentFacts = AgentFacts(0b110);
-
-    fn pack(named: bool, root: Option<bool>, probe: u8, cc: u8) -> AgentFacts {
-        let root = match root {
-            None => 0,
-            Some(false) => 1,
-            Some(true) => 2,
-        };
-        AgentFacts(u8::from(named) | (root << 1) | (probe << 3) | (cc << 5))
-    }
-
-    pub fn is_missing(self) -> bool {
-        self == Self::MISSING
-    }
-
-    pub fn named(self) -> bool {
-        self.0 & 1 == 1
-    }
-
-    pub fn root_allowed(self) -> Option<bool> {
-        match (self.0 >> 1) & 0b11 {
-            1 => Some(false),
-            2 => Some(true),
-            _ => None,
-        }
-    }
-
-    pub fn probe_class(self) -> Option<&'static str> {
-        let code = usize::from((self.0 >> 3) & 0b11);
-        code.checked_sub(1)
-            .and_then(|i| ProbeClass::ALL.get(i))
-            .map(|c| c.as_str())
-    }
-
-    pub fn cc_class(self) -> Option<&'static str> {
-        let code = usize::from(self.0 >> 5);
-        code.checked_sub(1)
-            .and_then(|i| RuleSetClass::ALL.get(i))
-            .map(|c| c.as_str())
-    }
-}
-
-/// The code of a class name (0 for null), or `None` for a name this version does not know.
-fn code<T: Copy>(name: Option<&str>, all: &[T], as_str: impl Fn(T) -> &'static str) -> Option<u8> {
-    match name {
-        None => Some(0),
-        Some(name) => all
-            .iter()
-            .position(|c| as_str(*c) == name)
-            .and_then(|i| u8::try_from(i + 1).ok()),
-    }
-}
-
-/// The agents rows of the deciding captures: every agent the files name (sorted),
-/// and per capture one [`AgentFacts`] per agent, in the order agents were first seen.
-#[derive(Debug, Default)]
-pub struct AgentRows {
-    pub agents: Vec<String>,
-    /// For each of `agents`, its position in the rows of `facts`.
-    seen: Vec<usize>,
-    facts: HashMap<DocId, Vec<AgentFacts>>,
-}
-
-impl AgentRows {
-    /// Every agent's facts for a capture (one look-up for all of its agents).
-    pub fn of(&self, doc: DocId) -> CaptureFacts<'_> {
-        CaptureFacts {
-            seen: &self.seen,
-            row: self.facts.get(&doc).map_or(&[], |f| f.as_slice()),
-        }
-    }
-}
-
-/// One capture's row of [`AgentRows`].
-#[derive(Debug, Clone, Copy)]
-pub struct CaptureFacts<'a> {
-    seen: &'a [usize],
-    row: &'a [AgentFacts],
-}
-
-impl CaptureFacts<'_> {
-    /// The facts of `agent` (an index into [`AgentRows::agents`]).
-    pub fn get(self, agent: usize) -> AgentFacts {
-        let column = self.seen.get(agent).copied().unwrap_or(usize::MAX);
-        self.row.get(column).copied().unwrap_or(AgentFacts::MISSING)
-    }
 }
 
 /// The `agents` part files that go with `documents` part files: the same path
@@ -433,268 +405,4 @@ pub fn companion_files(out: &Path, documents: &[PathBuf], table: &str) -> Vec<Pa
         .filter_map(|p| p.strip_prefix(&root).ok())
         .map(|rel| out.join(table).join(rel))
         .collect()
-}
-
-/// Reads the agents rows of the `wanted` captures (sorted doc ids) from `files`;
-/// files that do not exist are skipped (a run with `--tables` may have no agents table).
-/// Row groups are read in parallel (decoding is most of the step's reading), then
-/// merged in file and row-group order, so the result does not depend on the thread count.
-pub fn read_agents(files: &[PathBuf], wanted: &[DocId]) -> Result<AgentRows, SitesError> {
-    let files: Vec<PathBuf> = files.iter().filter(|p| p.is_file()).cloned().collect();
-    // Agents are numbered as first seen over the files in order.
-    let mut index: HashMap<String, usize> = HashMap::new();
-    let mut facts: HashMap<DocId, Vec<AgentFacts>> = HashMap::with_capacity(wanted.len());
-    in_parallel(
-        &files,
-        |group| read_agents_group(group, wanted),
-        |part| {
-            let global: Vec<usize> = part
-                .names
-                .into_iter()
-                .map(|name| {
-                    let next = index.len();
-                    *index.entry(name).or_insert(next)
-                })
-                .collect();
-            let identity = global.iter().enumerate().all(|(i, &g)| i == g);
-            let numbers = (!identity).then_some(global.as_slice());
-            for (id, local) in part.facts {
-                merge_facts(facts.entry(id).or_default(), local, numbers);
-            }
-        },
-    )?;
-    for row in facts.values_mut() {
-        row.shrink_to_fit();
-    }
-    let mut agents: Vec<(String, usize)> = index.into_iter().collect();
-    agents.sort();
-    let seen = agents.iter().map(|(_, a)| *a).collect();
-    Ok(AgentRows {
-        agents: agents.into_iter().map(|(name, _)| name).collect(),
-        seen,
-        facts,
-    })
-}
-
-/// Sets `into`'s entries to those of `from` that are not missing; `numbers` maps the
-/// positions of `from` to those of `into` (None: the same). An empty `into` takes `from`
-/// as it is.
-fn merge_facts(into: &mut Vec<AgentFacts>, from: Vec<AgentFacts>, numbers: Option<&[usize]>) {
-    if into.is_empty() && numbers.is_none() {
-        *into = from;
-        return;
-    }
-    for (a, f) in from.into_iter().enumerate() {
-        if f.is_missing() {
-            continue;
-        }
-        let g = numbers.map_or(a, |n| n[a]);
-        if into.len() <= g {
-            into.resize(g + 1, AgentFacts::MISSING);
-        }
-        into[g] = f;
-    }
-}
-
-/// One row group's agents rows of the wanted captures, agents numbered as first seen in
-/// it.
-struct FileAgents {
-    names: Vec<String>,
-    facts: HashMap<DocId, Vec<AgentFacts>>,
-}
-
-fn read_agents_group(group: &RowGroup<'_>, wanted: &[DocId]) -> Result<FileAgents, SitesError> {
-    let path = group.path;
-    let mut numbers = AgentNumbers::default();
-    let mut facts: HashMap<DocId, Vec<AgentFacts>> = HashMap::new();
-    // A run writes a capture's agents rows together and in the same agent order for
-    // every capture: the capture and the agent of the row before are tried first.
-    let mut current: Option<(DocId, bool)> = None;
-    let mut row: Vec<AgentFacts> = Vec::new();
-    let mut position = 0usize;
-    let columns = [
-        "doc_id",
-        "agent",
-        "named",
-        "root_allowed",
-        "probe_class",
-        "cc_class",
-    ];
-    for batch in group.batches(&columns)? {
-        let batch = batch?;
-        let c = Columns {
-            batch: &batch,
-            path,
-        };
-        let (ids, agents, named, root) = (
-            c.ids("doc_id")?,
-            c.str("agent")?,
-            c.bool("named")?,
-            c.bool("root_allowed")?,
-        );
-        let (probe, cc) = (c.str("probe_class")?, c.str("cc_class")?);
-        for i in 0..batch.num_rows() {
-            let id = ids.value(i);
-            let keep = match current {
-                Some((last, keep)) if last == id => {
-                    position += 1;
-                    keep
-                }
-                _ => {
-                    if let Some((last, true)) = current {
-                        merge_facts(
-                            facts.entry(last).or_default(),
-                            std::mem::take(&mut row),
-                            None,
-                        );
-                    }
-                    position = 0;
-                    let keep = wanted.binary_search(&id).is_ok();
-                    current = Some((id, keep));
-                    keep
-                }
-            };
-            let a = numbers.number(position, agents.value(i));
-            if !keep {
-                continue;
-            }
-            let probe = code(opt(probe, i), &ProbeClass::ALL, ProbeClass::as_str)
-                .ok_or_else(|| c.wrong("probe_class"))?;
-            let cc = code(opt(cc, i), &RuleSetClass::ALL, RuleSetClass::as_str)
-                .ok_or_else(|| c.wrong("cc_class"))?;
-            let root = root.is_valid(i).then(|| root.value(i));
-            if row.len() <= a {
-                row.resize(a + 1, AgentFacts::MISSING);
-            }
-            row[a] = AgentFacts::pack(named.value(i), root, probe, cc);
-        }
-    }
-    if let Some((last, true)) = current {
-        merge_facts(facts.entry(last).or_default(), row, None);
-    }
-    Ok(FileAgents {
-        names: numbers.names,
-        facts,
-    })
-}
-
-#[cfg(test)]
-mod tests {
-    use std::collections::HashMap;
-    use std::sync::Arc;
-
-    use arrow_array::{ArrayRef, BooleanArray, FixedSizeBinaryArray, RecordBatch, StringArray};
-    use parquet::arrow::ArrowWriter;
-    use parquet::file::properties::WriterProperties;
-
-    use super::*;
-
-    /// (doc, agent, named, root_allowed, probe_class, cc_class) as an agents part writes them.
-    type AgentRow = (
-        u8,
-        &'static str,
-        bool,
-        Option<bool>,
-        Option<&'static str>,
-        Option<&'static str>,
-    );
-
-    fn write_part(path: &Path, rows: &[AgentRow]) {
-        let id = |d: u8| [d; 16];
-        let columns: Vec<(&str, ArrayRef)> = vec![
-            (
-                "doc_id",
-                Arc::new(
-                    FixedSizeBinaryArray::try_from_iter(rows.iter().map(|r| id(r.0))).expect("ids"),
-                ),
-            ),
-            (
-                "agent",
-                Arc::new(StringArray::from_iter_values(rows.iter().map(|r| r.1))),
-            ),
-            (
-                "named",
-                Arc::new(BooleanArray::from_iter(rows.iter().map(|r| Some(r.2)))),
-            ),
-            (
-                "root_allowed",
-                Arc::new(BooleanArray::from_iter(rows.iter().map(|r| r.3))),
-            ),
-            (
-                "probe_class",
-                Arc::new(StringArray::from_iter(rows.iter().map(|r| r.4))),
-            ),
-            (
-                "cc_class",
-                Arc::new(StringArray::from_iter(rows.iter().map(|r| r.5))),
-            ),
-        ];
-        let batch = RecordBatch::try_from_iter(columns).expect("batch");
-        // Row groups of 3 rows: a capture's rows are split across row groups.
-        let props = WriterProperties::builder()
-            .set_max_row_group_row_count(Some(3))
-            .build();
-        let file = std::fs::File::create(path).expect("create");
-        let mut w = ArrowWriter::try_new(file, batch.schema(), Some(props)).expect("writer");
-        w.write(&batch).expect("write");
-        w.close().expect("close");
-    }
-
-    #[test]
-    fn row_groups_read_in_parallel_give_each_wanted_capture_its_agents_facts() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let (a, b) = (dir.path().join("a.parquet"), dir.path().join("b.parquet"));
-        let (full, none, partial) = (Some("full"), Some("none"), Some("partial"));
-        let (allows, part) = (Some("allow_all"), Some("allow_part"));
-        // The two files name the agents in different orders, and the second knows one
-        // agent more; capture 2 is not wanted, capture 5's rows are split by a row group.
-        let first: Vec<AgentRow> = vec![
-            (1, "GPTBot", true, Some(false), full, Some("disallow_all")),
-            (1, "*", false, Some(true), none, allows),
-            (5, "GPTBot", false, None, None, None),
-            (5, "*", true, Some(true), partial, part),
-            (2, "GPTBot", false, Some(true), none, allows),
-            (2, "*", false, Some(true), none, allows),
-        ];
-        let second: Vec<AgentRow> = vec![
-            (7, "CCBot", true, Some(false), full, Some("disallow_all")),
-            (7, "*", false, Some(true), none, allows),
-            (7, "GPTBot", false, Some(true), none, allows),
-            (9, "CCBot", false, Some(true), none, allows),
-            (9, "*", false, None, None, None),
-            (9, "GPTBot", true, Some(false), partial, part),
-        ];
-        write_part(&a, &first);
-        write_part(&b, &second);
-        let wanted: Vec<DocId> = vec![[1; 16], [5; 16], [7; 16], [9; 16]];
-        let rows = read_agents(&[a, b], &wanted).expect("read");
-        assert_eq!(rows.agents, ["*", "CCBot", "GPTBot"]);
-        let expected: HashMap<(u8, &str), AgentRow> = first
-            .iter()
-            .chain(&second)
-            .filter(|r| r.0 != 2)
-            .map(|r| ((r.0, r.1), *r))
-            .collect();
-        for doc in [1u8, 2, 5, 7, 9] {
-            let facts = rows.of([doc; 16]);
-            for (i, agent) in rows.agents.iter().enumerate() {
-                let got = facts.get(i);
-                match expected.get(&(doc, agent.as_str())) {
-                    None => assert!(got.is_missing(), "doc {doc} {agent}"),
-                    Some(r) => {
-                        assert_eq!(
-                            (
-                                got.named(),
-                                got.root_allowed(),
-                                got.probe_class(),
-                                got.cc_class()
-                            ),
-                            (r.2, r.3, r.4, r.5),
-                            "doc {doc} {agent}"
-                        );
-                    }
-                }
-            }
-        }
-    }
 }

@@ -26,8 +26,7 @@ use datafusion::sql::parser::DFParserBuilder;
 use super::StudyError;
 use crate::output::catalog::{Catalog, Entry};
 
-/// `--memory-limit` when not given: safe on a laptop; more is faster.
-pub const DEFAULT_MEMORY_LIMIT: usize = 1 << 30;
+pub use crate::limits::DEFAULT_MEMORY_LIMIT;
 
 /// How the engine runs.
 #[derive(Debug, Clone)]

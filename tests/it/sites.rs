@@ -433,6 +433,64 @@ fn sites_output_is_deterministic_and_replaces_the_old_table() {
     not(feature = "external-tests"),
     ignore = "needs ../shared, the venv, Java or Chromium: make test"
 )]
+fn sites_decided_in_passes_write_the_same_bytes() {
+    // A --memory-limit of a few captures splits each crawl into passes over ranges of
+    // site names; the corpus's redirect chains cross those ranges (to www., 5 and 6
+    // hops), and the table must not change by a byte.
+    let out = census("sites-passes");
+    let ranks = corpus().dir.join("ranks.csv");
+    let ranks = ranks.to_str().expect("UTF-8 path");
+    let bytes = |out: &Path| -> Vec<Vec<u8>> {
+        files(&out.join("sites"))
+            .iter()
+            .map(|p| std::fs::read(p).expect("read"))
+            .collect()
+    };
+    for key in ["host", "host-nowww", "registrable-domain"] {
+        let args = ["--ranks", ranks, "--site-key", key];
+        sites_ok(&out, &[&args[..], &["-q"]].concat());
+        let whole = bytes(&out);
+        assert_eq!(whole.len(), 3, "{key}: one part per crawl");
+        for (limit, least) in [("2KiB", 3), ("16KiB", 2)] {
+            let output = sites(&out, &[&args[..], &["--memory-limit", limit]].concat());
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            assert_eq!(output.status.code(), Some(0), "{key} {limit}: {stderr}");
+            let passes: Vec<usize> = stderr
+                .lines()
+                .filter(|l| l.contains(" passes (--memory-limit)"))
+                .filter_map(|l| {
+                    l.split(" passes (--memory-limit)")
+                        .next()?
+                        .rsplit(' ')
+                        .next()
+                })
+                .filter_map(|n| n.parse().ok())
+                .collect();
+            assert_eq!(
+                passes.len(),
+                3,
+                "{key} {limit}: passes per crawl in {stderr}"
+            );
+            assert!(
+                passes.iter().all(|&n| n >= least),
+                "{key} {limit}: {passes:?}"
+            );
+            assert!(
+                whole == bytes(&out),
+                "{key} {limit}: the same bytes as one pass"
+            );
+        }
+    }
+    let output = sites(&out, &["--memory-limit", "lots"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("--memory-limit \"lots\""));
+}
+
+#[test]
+#[cfg_attr(
+    not(feature = "external-tests"),
+    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+)]
 fn sites_agents_option_and_usage_errors() {
     let out = census("sites-usage");
     sites_ok(&out, &["-q", "--agents", "GPTBot"]);
