@@ -9,6 +9,7 @@ use serde::Serialize;
 
 use super::read::{is_robots, Block, CrawlSites, RuleLine, SiteState};
 use super::ChangesError;
+use crate::output::read::SortedIds;
 use crate::sites::read::DocId;
 
 /// One row of the `changes` table (the crawls are per file).
@@ -84,7 +85,7 @@ pub struct Lines {
 /// The deciding captures whose lines are compared: robots.txt files of sites present
 /// in both crawls and a robots.txt file in both (a change to or from another class is a
 /// status_class change, not the removal or addition of every line).
-pub fn compared_docs(a: &CrawlSites, b: &CrawlSites) -> (Vec<DocId>, Vec<DocId>) {
+pub fn compared_docs(a: &CrawlSites, b: &CrawlSites) -> (SortedIds, SortedIds) {
     let (mut from, mut to) = (Vec::new(), Vec::new());
     for (site, x) in &a.sites {
         let Some(y) = b.sites.get(site) else { continue };
@@ -95,11 +96,7 @@ pub fn compared_docs(a: &CrawlSites, b: &CrawlSites) -> (Vec<DocId>, Vec<DocId>)
             to.push(dy);
         }
     }
-    for ids in [&mut from, &mut to] {
-        ids.sort_unstable();
-        ids.dedup();
-    }
-    (from, to)
+    (SortedIds::new(from), SortedIds::new(to))
 }
 
 /// The agents of both tables, in name order, with their index in each.

@@ -21,6 +21,7 @@ pub use diff::{AgentSummary, Change, Summary};
 pub use read::Block;
 
 use crate::output::catalog::Catalog;
+use crate::output::read::SortedIds;
 use crate::sites::SitesError;
 use diff::Lines;
 
@@ -115,7 +116,7 @@ fn compare_sites(
         });
     }
     let (docs_a, docs_b) = diff::compared_docs(a, b);
-    let lines = |crawl: &str, docs: &[crate::sites::read::DocId]| -> Result<Lines, ChangesError> {
+    let lines = |crawl: &str, docs: &SortedIds| -> Result<Lines, ChangesError> {
         Ok(Lines {
             rules: read::rule_lines(out, crawl, docs)?,
             sitemaps: read::sitemaps(out, crawl, docs)?,

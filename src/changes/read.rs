@@ -14,7 +14,7 @@ use arrow_array::Array;
 use super::ChangesError;
 use crate::output::catalog::{Catalog, Entry};
 use crate::output::dataset::partition_dir;
-use crate::output::read::{batches, part_files, AgentNumbers, Wanted};
+use crate::output::read::{batches, part_files, AgentNumbers, SortedIds, Wanted};
 use crate::output::Table;
 use crate::sites::read::{opt, Columns, DocId};
 use crate::sites::StatusClass;
@@ -240,12 +240,12 @@ fn table_files(out: &Path, table: Table, crawl: &str) -> Result<Vec<PathBuf>, Ch
     })?)
 }
 
-/// The allow/disallow lines inside groups of the `wanted` captures (sorted doc ids),
+/// The allow/disallow lines inside groups of the `wanted` captures,
 /// one per product token of the group: a group of two user-agent lines gives each its line.
 pub fn rule_lines(
     out: &Path,
     crawl: &str,
-    wanted: &[DocId],
+    wanted: &SortedIds,
 ) -> Result<HashMap<DocId, BTreeSet<RuleLine>>, ChangesError> {
     let mut wanted = Wanted::new(wanted);
     let mut tokens: HashMap<(DocId, i32), Vec<Box<str>>> = HashMap::new();
@@ -314,11 +314,11 @@ pub fn rule_lines(
     Ok(lines)
 }
 
-/// The Sitemap URLs (as written) of the `wanted` captures (sorted doc ids).
+/// The Sitemap URLs (as written) of the `wanted` captures.
 pub fn sitemaps(
     out: &Path,
     crawl: &str,
-    wanted: &[DocId],
+    wanted: &SortedIds,
 ) -> Result<HashMap<DocId, BTreeSet<Box<str>>>, ChangesError> {
     let mut wanted = Wanted::new(wanted);
     let mut maps: HashMap<DocId, BTreeSet<Box<str>>> = HashMap::new();

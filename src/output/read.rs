@@ -158,8 +158,8 @@ impl RowGroup<'_> {
             return Ok(EitherRows::All(reader(path, builder, columns)?));
         }
         let mask = ProjectionMask::columns(builder.parquet_schema(), ["doc_id", of.dictionary]);
-        let (wanted, values, dictionary) = (of.wanted.clone(), of.values.clone(), of.dictionary);
-        let mut last: Option<(DocId, bool)> = None;
+        let (values, dictionary) = (of.values.clone(), of.dictionary);
+        let mut wanted = Wanted::new(of.wanted.clone());
         let predicate = ArrowPredicateFn::new(mask, move |batch: RecordBatch| {
             let unexpected =
                 |c: &str| ArrowError::SchemaError(format!("column {c}: unexpected type"));
@@ -178,34 +178,10 @@ impl RowGroup<'_> {
             }
             let ids = batch
                 .column_by_name("doc_id")
+                .and_then(|c| Ids::of(c.as_ref()))
                 .ok_or_else(|| unexpected("doc_id"))?;
-            // 16-byte ids as robots-census writes them, or binary as Spark does.
-            let (fixed, binary) = (ids.as_fixed_size_binary_opt(), ids.as_binary_opt::<i32>());
-            if fixed.is_none() && binary.is_none() {
-                return Err(unexpected("doc_id"));
-            }
-            let id_at = |i: usize| -> Option<DocId> {
-                let bytes = match (fixed, binary) {
-                    (Some(f), _) => f.is_valid(i).then(|| f.value(i)),
-                    (None, Some(b)) => b.is_valid(i).then(|| b.value(i)),
-                    (None, None) => None,
-                }?;
-                bytes.try_into().ok()
-            };
             let keep: Vec<bool> = (0..batch.num_rows())
-                .map(|i| {
-                    let Some(id) = id_at(i) else {
-                        return false;
-                    };
-                    match last {
-                        Some((seen, answer)) if seen == id => answer,
-                        _ => {
-                            let answer = wanted.contains(&id);
-                            last = Some((id, answer));
-                            answer
-                        }
-                    }
-                })
+                .map(|i| ids.is_valid(i) && wanted.contains(ids.value(i)))
                 .collect();
             Ok(BooleanArray::from(keep))
         });
@@ -306,6 +282,45 @@ fn reader(
     }))
 }
 
+/// A `doc_id` column read as [`DocId`]s.
+pub(crate) enum Ids<'a> {
+    Fixed(&'a arrow_array::FixedSizeBinaryArray),
+    Binary(&'a arrow_array::BinaryArray),
+}
+
+impl<'a> Ids<'a> {
+    /// 16-byte ids, as robots-census writes them (a Parquet UUID, fixed-size binary) or
+    /// as Spark does (binary: the Spark SQL sites step), every value 16 bytes long;
+    /// `None` for any other column.
+    pub(crate) fn of(column: &'a dyn Array) -> Option<Ids<'a>> {
+        if let Some(fixed) = column.as_fixed_size_binary_opt() {
+            return (fixed.value_length() == 16).then_some(Ids::Fixed(fixed));
+        }
+        let binary = column.as_binary_opt::<i32>()?;
+        let all_16 = (0..binary.len()).all(|i| binary.is_null(i) || binary.value(i).len() == 16);
+        all_16.then_some(Ids::Binary(binary))
+    }
+
+    pub(crate) fn is_valid(&self, i: usize) -> bool {
+        match self {
+            Ids::Fixed(a) => a.is_valid(i),
+            Ids::Binary(a) => a.is_valid(i),
+        }
+    }
+
+    pub(crate) fn value(&self, i: usize) -> DocId {
+        let bytes = match self {
+            Ids::Fixed(a) => a.value(i),
+            Ids::Binary(a) => a.value(i),
+        };
+        // 16 bytes (checked by `Ids::of`) but for a null slot's empty value.
+        let mut id = [0u8; 16];
+        let n = bytes.len().min(16);
+        id[..n].copy_from_slice(&bytes[..n]);
+        id
+    }
+}
+
 /// Capture ids, sorted, with an index on their first two bytes: a look-up is a binary
 /// search in one of 65,536 slices. Doc ids are SHA-1 bits, so the slices are even (a
 /// few dozen ids for millions), and the look-ups a pass makes for every row of a table
@@ -352,21 +367,28 @@ impl SortedIds {
     }
 }
 
+impl AsRef<SortedIds> for SortedIds {
+    fn as_ref(&self) -> &SortedIds {
+        self
+    }
+}
+
 const PREFIXES: usize = 1 << 16;
 
 fn prefix(id: &DocId) -> usize {
     usize::from(u16::from_be_bytes([id[0], id[1]]))
 }
 
-/// Sorted doc ids, asked about rows that come grouped by capture (every table of a run
-/// writes a capture's rows together): the answer for the row before is reused.
-pub(crate) struct Wanted<'a> {
-    ids: &'a [DocId],
+/// Ids asked about rows that come grouped by capture (every table of a run writes a
+/// capture's rows together): the answer for the row before is reused. `S` is the
+/// [`SortedIds`], borrowed or shared.
+pub(crate) struct Wanted<S> {
+    ids: S,
     last: Option<(DocId, bool)>,
 }
 
-impl<'a> Wanted<'a> {
-    pub(crate) fn new(ids: &'a [DocId]) -> Self {
+impl<S: AsRef<SortedIds>> Wanted<S> {
+    pub(crate) fn new(ids: S) -> Self {
         Wanted { ids, last: None }
     }
 
@@ -374,7 +396,7 @@ impl<'a> Wanted<'a> {
         match self.last {
             Some((last, answer)) if last == id => answer,
             _ => {
-                let answer = self.ids.binary_search(&id).is_ok();
+                let answer = self.ids.as_ref().contains(&id);
                 self.last = Some((id, answer));
                 answer
             }
@@ -419,32 +441,6 @@ impl AgentNumbers {
 
 #[cfg(test)]
 mod tests {
-
-    #[test]
-    fn sorted_ids_find_every_id_and_nothing_else() {
-        use super::SortedIds;
-        // Ids crowded on a few prefixes, on the first and last, and spread.
-        let mut ids: Vec<[u8; 16]> = (0u32..3000)
-            .map(|n| {
-                let mut id = [0u8; 16];
-                id[..4].copy_from_slice(&(n.wrapping_mul(2_654_435_761)).to_be_bytes());
-                id[15] = (n % 7) as u8;
-                id
-            })
-            .collect();
-        ids.extend([[0u8; 16], [0xff; 16], [0xff; 16]]);
-        let sorted = SortedIds::new(ids.clone());
-        ids.sort_unstable();
-        ids.dedup();
-        assert_eq!(sorted.len(), ids.len());
-        for (i, id) in ids.iter().enumerate() {
-            assert_eq!(sorted.position(id), Some(i));
-            let mut other = *id;
-            other[15] ^= 0x80;
-            assert!(!sorted.contains(&other));
-        }
-        assert!(SortedIds::new(Vec::new()).position(&[7; 16]).is_none());
-    }
     use super::*;
     use std::sync::Arc;
 
@@ -512,7 +508,8 @@ mod tests {
     #[test]
     fn wanted_answers_repeated_ids_as_a_binary_search_would() {
         let ids: Vec<DocId> = vec![[1; 16], [4; 16], [9; 16]];
-        let mut wanted = Wanted::new(&ids);
+        let sorted = SortedIds::new(ids.clone());
+        let mut wanted = Wanted::new(&sorted);
         for d in [1u8, 1, 2, 2, 4, 9, 9, 3, 1, 10] {
             assert_eq!(
                 wanted.contains([d; 16]),
@@ -520,5 +517,30 @@ mod tests {
                 "{d}"
             );
         }
+    }
+
+    #[test]
+    fn sorted_ids_find_every_id_and_nothing_else() {
+        // Ids crowded on a few prefixes, on the first and last, and spread.
+        let mut ids: Vec<[u8; 16]> = (0u32..3000)
+            .map(|n| {
+                let mut id = [0u8; 16];
+                id[..4].copy_from_slice(&(n.wrapping_mul(2_654_435_761)).to_be_bytes());
+                id[15] = (n % 7) as u8;
+                id
+            })
+            .collect();
+        ids.extend([[0u8; 16], [0xff; 16], [0xff; 16]]);
+        let sorted = SortedIds::new(ids.clone());
+        ids.sort_unstable();
+        ids.dedup();
+        assert_eq!(sorted.len(), ids.len());
+        for (i, id) in ids.iter().enumerate() {
+            assert_eq!(sorted.position(id), Some(i));
+            let mut other = *id;
+            other[15] ^= 0x80;
+            assert!(!sorted.contains(&other));
+        }
+        assert!(SortedIds::new(Vec::new()).position(&[7; 16]).is_none());
     }
 }

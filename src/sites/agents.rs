@@ -105,21 +105,22 @@ impl AgentRows {
     }
 }
 
-/// The facts of [`AgentRows`]: `width` per row, as many rows as wanted captures.
+/// The facts of [`AgentRows`]: `width` per row, a row per wanted capture.
 #[derive(Debug, Default)]
 struct Cells {
+    rows: usize,
     width: usize,
     facts: Vec<AgentFacts>,
 }
 
 impl Cells {
-    /// Sets the facts of `ids[row]` that `from` has (not missing); `numbers` maps the
+    /// Sets the facts of row `row` that `from` has (not missing); `numbers` maps the
     /// positions of `from` to the table's (None: the same).
-    fn merge(&mut self, rows: usize, row: usize, from: &[AgentFacts], numbers: Option<&[usize]>) {
+    fn merge(&mut self, row: usize, from: &[AgentFacts], numbers: Option<&[usize]>) {
         let column = |a: usize| numbers.map_or(a, |n| n[a]);
         let need = (0..from.len()).map(|a| column(a) + 1).max().unwrap_or(0);
         if need > self.width {
-            self.widen(rows, need);
+            self.widen(need);
         }
         let cells = &mut self.facts[row * self.width..(row + 1) * self.width];
         for (a, &f) in from.iter().enumerate() {
@@ -129,10 +130,10 @@ impl Cells {
         }
     }
 
-    /// Room for `width` agents in each of `rows` (agents first seen in a later row
-    /// group: rare, a run asks every capture about the same agents).
-    fn widen(&mut self, rows: usize, width: usize) {
-        let mut facts = vec![AgentFacts::MISSING; rows * width];
+    /// Room for `width` agents in every row (agents first seen in a later row group:
+    /// rare, a run asks every capture about the same agents).
+    fn widen(&mut self, width: usize) {
+        let mut facts = vec![AgentFacts::MISSING; self.rows * width];
         if self.width > 0 {
             for (old, new) in self
                 .facts
@@ -162,7 +163,7 @@ impl CaptureFacts<'_> {
     }
 }
 
-/// Reads the agents rows of the `wanted` captures (sorted doc ids) from `files`;
+/// Reads the agents rows of the `wanted` captures from `files`;
 /// files that do not exist are skipped (a run with `--tables` may have no agents table).
 /// With `filter`, only the wanted rows are decoded (for a pass that wants a few of the
 /// crawl's captures; with about half of them wanted, reading every row is faster).
@@ -176,8 +177,11 @@ pub fn read_agents(
     let files: Vec<PathBuf> = files.iter().filter(|p| p.is_file()).cloned().collect();
     // Agents are numbered as first seen over the files in order.
     let mut index: HashMap<String, usize> = HashMap::new();
-    let mut cells = Cells::default();
     let shared = Arc::new(SortedIds::new(wanted));
+    let mut cells = Cells {
+        rows: shared.len(),
+        ..Cells::default()
+    };
     in_parallel(
         &files,
         |group| read_agents_group(group, &shared, filter),
@@ -195,7 +199,7 @@ pub fn read_agents(
             for (id, local) in part.facts {
                 // Only wanted captures are in a part.
                 if let Some(row) = shared.position(&id) {
-                    cells.merge(shared.len(), row, &local, numbers);
+                    cells.merge(row, &local, numbers);
                 }
             }
         },

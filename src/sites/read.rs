@@ -19,7 +19,7 @@ use super::passes::Pass;
 use super::SiteKey;
 use super::SitesError;
 use crate::census::urls::lookup_key;
-use crate::output::read::{batches, in_parallel, ReadError, RowGroup, SortedIds};
+use crate::output::read::{batches, in_parallel, Ids, ReadError, RowGroup, SortedIds};
 
 /// The id of a capture, as `documents.doc_id` holds it (16 bytes, a UUID).
 pub use crate::output::rows::DocId;
@@ -81,25 +81,9 @@ impl<'a> Columns<'a> {
             .ok_or_else(|| self.wrong(name))
     }
 
-    /// A `doc_id` column: 16-byte ids, as robots-census writes them (a Parquet UUID,
-    /// fixed-size binary) or as Spark does (binary: the Spark SQL sites step), every
-    /// value 16 bytes long.
+    /// A `doc_id` column (see [`Ids::of`]).
     pub(crate) fn ids(&self, name: &str) -> Result<Ids<'a>, ReadError> {
-        let column = self.get(name)?;
-        if let Some(fixed) = column.as_fixed_size_binary_opt() {
-            return match fixed.value_length() {
-                16 => Ok(Ids::Fixed(fixed)),
-                _ => Err(self.wrong(name)),
-            };
-        }
-        let binary = column
-            .as_binary_opt::<i32>()
-            .ok_or_else(|| self.wrong(name))?;
-        let all_16 = (0..binary.len()).all(|i| binary.is_null(i) || binary.value(i).len() == 16);
-        if !all_16 {
-            return Err(self.wrong(name));
-        }
-        Ok(Ids::Binary(binary))
+        Ids::of(self.get(name)?).ok_or_else(|| self.wrong(name))
     }
 
     /// A string column read as a dictionary (see [`RowGroup::rows_of`]).
@@ -152,33 +136,6 @@ impl<'a> Dictionary<'a> {
         }
         let k = usize::try_from(key.value(i)).ok()?;
         (k < self.values.len()).then(|| self.values.value(k))
-    }
-}
-
-/// A `doc_id` column read as [`DocId`]s (every value checked to be 16 bytes long).
-pub(crate) enum Ids<'a> {
-    Fixed(&'a arrow_array::FixedSizeBinaryArray),
-    Binary(&'a arrow_array::BinaryArray),
-}
-
-impl Ids<'_> {
-    pub(crate) fn is_valid(&self, i: usize) -> bool {
-        match self {
-            Ids::Fixed(a) => a.is_valid(i),
-            Ids::Binary(a) => a.is_valid(i),
-        }
-    }
-
-    pub(crate) fn value(&self, i: usize) -> DocId {
-        let bytes = match self {
-            Ids::Fixed(a) => a.value(i),
-            Ids::Binary(a) => a.value(i),
-        };
-        // 16 bytes (checked by `Columns::ids`) but for a null slot's empty value.
-        let mut id = [0u8; 16];
-        let n = bytes.len().min(16);
-        id[..n].copy_from_slice(&bytes[..n]);
-        id
     }
 }
 

@@ -95,6 +95,19 @@ pub fn sites_ok(out: &Path, args: &[&str]) {
     );
 }
 
+/// The sites table's part files under `out`: each path (relative to `out`) and its bytes.
+fn sites_parts(out: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    files(&out.join("sites"))
+        .into_iter()
+        .map(|p| {
+            (
+                p.strip_prefix(out).expect("under out").to_owned(),
+                std::fs::read(&p).expect("read"),
+            )
+        })
+        .collect()
+}
+
 /// Every `*.parquet` under `dir`, recursively, in path order.
 fn files(dir: &Path) -> Vec<PathBuf> {
     let mut found = Vec::new();
@@ -323,22 +336,11 @@ fn sites_output_is_deterministic_and_replaces_the_old_table() {
     let out = census("sites-determinism");
     let ranks = corpus().dir.join("ranks.csv");
     let ranks = ranks.to_str().expect("UTF-8 path");
-    let snapshot = |out: &Path| -> Vec<(PathBuf, Vec<u8>)> {
-        files(&out.join("sites"))
-            .into_iter()
-            .map(|p| {
-                (
-                    p.strip_prefix(out).expect("under out").to_owned(),
-                    std::fs::read(&p).expect("read"),
-                )
-            })
-            .collect()
-    };
     sites_ok(
         &out,
         &["-q", "--ranks", ranks, "--status-semantics", "ccbot"],
     );
-    let first = snapshot(&out);
+    let first = sites_parts(&out);
     assert_eq!(first.len(), 3, "one part per crawl");
     assert!(
         first[0]
@@ -351,7 +353,11 @@ fn sites_output_is_deterministic_and_replaces_the_old_table() {
         &out,
         &["-q", "--ranks", ranks, "--status-semantics", "ccbot"],
     );
-    assert_eq!(first, snapshot(&out), "same tables and options, same bytes");
+    assert_eq!(
+        first,
+        sites_parts(&out),
+        "same tables and options, same bytes"
+    );
     // The dataset named by a relative path, as users type it: same bytes (the agents part
     // beside each documents part was once looked up under the path as given, which never
     // matched the catalog's canonical paths, and the step failed with "no agents table").
@@ -367,7 +373,11 @@ fn sites_output_is_deterministic_and_replaces_the_old_table() {
         "{}",
         String::from_utf8_lossy(&relative.stderr)
     );
-    assert_eq!(first, snapshot(&out), "a relative OUT gives the same bytes");
+    assert_eq!(
+        first,
+        sites_parts(&out),
+        "a relative OUT gives the same bytes"
+    );
     // The ranks list is in the dataset, sorted by rank.
     let stored = rows(&out.join("ranks"));
     assert_eq!(stored.len(), 31);
@@ -440,16 +450,10 @@ fn sites_decided_in_passes_write_the_same_bytes() {
     let out = census("sites-passes");
     let ranks = corpus().dir.join("ranks.csv");
     let ranks = ranks.to_str().expect("UTF-8 path");
-    let bytes = |out: &Path| -> Vec<Vec<u8>> {
-        files(&out.join("sites"))
-            .iter()
-            .map(|p| std::fs::read(p).expect("read"))
-            .collect()
-    };
     for key in ["host", "host-nowww", "registrable-domain"] {
         let args = ["--ranks", ranks, "--site-key", key];
         sites_ok(&out, &[&args[..], &["-q"]].concat());
-        let whole = bytes(&out);
+        let whole = sites_parts(&out);
         assert_eq!(whole.len(), 3, "{key}: one part per crawl");
         for (limit, least) in [("2KiB", 3), ("16KiB", 2)] {
             let output = sites(&out, &[&args[..], &["--memory-limit", limit]].concat());
@@ -476,7 +480,7 @@ fn sites_decided_in_passes_write_the_same_bytes() {
                 "{key} {limit}: {passes:?}"
             );
             assert!(
-                whole == bytes(&out),
+                whole == sites_parts(&out),
                 "{key} {limit}: the same bytes as one pass"
             );
         }
