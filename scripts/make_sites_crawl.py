@@ -1,6 +1,8 @@
 """A generated CSV crawl for the sites benchmark: N robots.txt captures, two per site
 (https:// and http:// of one host), 75% 200 with one of a few dozen bodies, 15% 404,
-10% 301 (a redirect the CSV cannot resolve: no Location column). Deterministic (seeded).
+10% 301 with a `location` column: the http:// capture redirects to its site's https://
+URL, the https:// one to another site's, far away in name order (so the sites step's
+redirect chains cross the ranges of its passes). Deterministic (seeded).
 
 Usage: python scripts/make_sites_crawl.py N OUT.csv.gz [SEED]
 
@@ -41,7 +43,8 @@ def main():
     texts = bodies(rng)
     with gzip.open(path, "wt", newline="", encoding="utf-8", compresslevel=1) as f:
         w = csv.writer(f)
-        w.writerow(["url", "status", "body"])
+        w.writerow(["url", "status", "location", "body"])
+        sites = max(1, (n + 1) // 2)
         for i in range(n):
             site = i // 2
             scheme = "https" if i % 2 == 0 else "http"
@@ -52,7 +55,11 @@ def main():
                 r = later.random()
                 status = 200 if r < 0.75 else (404 if r < 0.90 else 301)
                 body = texts[later.randrange(len(texts))] if status == 200 else ""
-            w.writerow([f"{scheme}://site{site}.example/robots.txt", status, body])
+            location = ""
+            if status == 301:
+                to = site if scheme == "http" else (site * 7919 + sites // 2) % sites
+                location = f"https://site{to}.example/robots.txt"
+            w.writerow([f"{scheme}://site{site}.example/robots.txt", status, location, body])
 
 
 if __name__ == "__main__":

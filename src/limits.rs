@@ -205,7 +205,7 @@ pub const MAX_REDIRECT_HOPS: u32 = 5;
 /// What one capture of a crawl costs the sites step at its peak, as planned: a crawl
 /// of more captures than `--memory-limit` / this is decided in passes. Measured (heaptrack,
 /// one pass of 1M generated captures): a 224 MB heap peak, 297 MiB RSS; the rest is
-/// room for the allocator, the redirect targets every pass holds and the batch in flight.
+/// room for the allocator, the redirect targets a pass holds and the batch in flight.
 pub const SITES_BYTES_PER_CAPTURE: usize = 512;
 
 /// Site names sampled per pass to place the passes' name boundaries (more: passes of

@@ -350,6 +350,11 @@ pub struct RunArgs {
     #[arg(long, default_value = "status", value_name = "NAME")]
     pub csv_status_column: String,
 
+    /// CSV column holding a redirect's `Location` (optional in the file): what a 3xx row
+    /// redirects to, resolved against its URL, as a WARC record's `Location` header.
+    #[arg(long, default_value = "location", value_name = "NAME")]
+    pub csv_location_column: String,
+
     /// CSV column holding a host, standing in for the URL as `https://<host>/robots.txt`.
     #[arg(long, value_name = "NAME")]
     pub csv_host_column: Option<String>,

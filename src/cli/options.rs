@@ -91,6 +91,7 @@ impl RunArgs {
                 url_column: self.csv_url_column.clone(),
                 body_column: self.csv_body_column.clone(),
                 status_column: self.csv_status_column.clone(),
+                location_column: self.csv_location_column.clone(),
                 host_column: self.csv_host_column.clone(),
             },
             zstd_window_log_max: self.zstd_window_log_max,

@@ -29,6 +29,7 @@ enum Dest {
     Host,
     Body,
     Status,
+    Location,
     Ignore,
 }
 
@@ -49,6 +50,7 @@ enum RowEnd {
 struct Row {
     url: Vec<u8>,
     status: Vec<u8>,
+    location: Vec<u8>,
     /// Column names, filled only while reading the header row.
     names: Vec<Vec<u8>>,
     header_mode: bool,
@@ -60,6 +62,7 @@ impl Row {
     fn clear(&mut self) {
         self.url.clear();
         self.status.clear();
+        self.location.clear();
         self.field_cut = false;
         self.status_cut = false;
     }
@@ -83,6 +86,9 @@ impl Row {
             }
             Dest::Status => {
                 self.status_cut |= append_capped(&mut self.status, bytes, CSV_STATUS_CAP)
+            }
+            Dest::Location => {
+                self.field_cut |= append_capped(&mut self.location, bytes, CSV_URL_CAP)
             }
             Dest::Body => cap.keep(bytes),
             Dest::Ignore => {}
@@ -207,9 +213,13 @@ impl CsvReader {
                 *slot = d;
             }
         }
-        if let Some(i) = find(&opts.status_column) {
-            if let Some(slot) = r.dests.get_mut(i) {
-                *slot = Dest::Status;
+        // Optional columns: absent, every row has none.
+        for (name, dest) in [
+            (&opts.status_column, Dest::Status),
+            (&opts.location_column, Dest::Location),
+        ] {
+            if let Some(slot) = find(name).and_then(|i| r.dests.get_mut(i)) {
+                *slot = dest;
             }
         }
         r.row.names = Vec::new();
@@ -314,6 +324,10 @@ impl CsvReader {
         } else {
             cap.target_uri.push_str(&String::from_utf8_lossy(url));
         }
+        // As a WARC record's `Location` header: resolved against the URL, kept for 3xx.
+        cap.http_location.clear();
+        cap.http_location
+            .push_str(&String::from_utf8_lossy(self.row.location.trim_ascii()));
         let status = if self.row.status_cut {
             Err(())
         } else {

@@ -188,6 +188,8 @@ pub struct CsvOptions {
     pub status_column: String,
     /// When set, this column's host stands in for the URL as `https://<host>/robots.txt`.
     pub host_column: Option<String>,
+    /// A redirect's `Location`, optional in the file (as the header of a WARC record).
+    pub location_column: String,
 }
 
 impl Default for CsvOptions {
@@ -197,6 +199,7 @@ impl Default for CsvOptions {
             body_column: "body".to_owned(),
             status_column: "status".to_owned(),
             host_column: None,
+            location_column: "location".to_owned(),
         }
     }
 }

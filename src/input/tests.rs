@@ -741,6 +741,45 @@ fn csv_broken_row_and_multiline_bodies() {
 }
 
 #[test]
+fn csv_location_column_is_optional_and_read_as_the_location_header() {
+    let csv = b"url,status,location,body\n\
+        http://a.example/robots.txt,301, https://a.example/robots.txt ,\n\
+        https://a.example/robots.txt,200,,\"User-agent: *\"\n"
+        .to_vec();
+    let r = open_read(
+        Box::new(Cursor::new(csv)),
+        "dump.csv",
+        &ReadOptions::default(),
+    )
+    .unwrap();
+    let d = drain(r);
+    assert_eq!(d.captures.len(), 2);
+    assert_eq!(d.captures[0].http_status, Some(301));
+    assert_eq!(d.captures[0].http_location, "https://a.example/robots.txt");
+    assert_eq!(
+        d.captures[1].http_location, "",
+        "an empty cell is no Location"
+    );
+    // Another name by option; a file without the column reads as before.
+    let opts = ReadOptions {
+        csv: CsvOptions {
+            location_column: "moved_to".into(),
+            ..CsvOptions::default()
+        },
+        ..ReadOptions::default()
+    };
+    let csv = b"url,moved_to,status,body\nhttp://b.example/robots.txt,/r.txt,302,\n".to_vec();
+    let d = drain(open_read(Box::new(Cursor::new(csv)), "dump.csv", &opts).unwrap());
+    assert_eq!(d.captures[0].http_location, "/r.txt");
+    let csv = b"url,status,body\nhttp://b.example/robots.txt,302,\n".to_vec();
+    let d = drain(open_read(Box::new(Cursor::new(csv)), "dump.csv", &opts).unwrap());
+    assert_eq!(
+        (d.captures.len(), d.captures[0].http_location.as_str()),
+        (1, "")
+    );
+}
+
+#[test]
 fn csv_host_column_gzip_and_missing_columns() {
     let csv = b"host,body\nexample.com,\"User-agent: *\"\nexample.org,x\n".to_vec();
     let opts = CsvOptions {

@@ -114,7 +114,7 @@ table! {
         n_other: Int32 nullable => "Other directive lines (crawl-delay, host, unknown keys...).",
         n_findings: Int32 nullable => "Lint findings kept for the document (at most 100 per code).",
         registrable_domain: Utf8 nullable distinct => "Registrable domain of the URL's host (Public Suffix List, see psl_version in the manifest): shop.example.co.uk -> example.co.uk; null for IP addresses and bare public suffixes.",
-        location: Utf8 nullable distinct => "3xx responses: the Location header resolved to an absolute URL against the capture's URL; null otherwise or when it does not resolve.",
+        location: Utf8 nullable distinct => "3xx responses: the Location header (CSV: the location column) resolved to an absolute URL against the capture's URL; null otherwise or when it does not resolve.",
         is_robots_url: Bool required => "The URL is http(s) with the path exactly /robots.txt and no query (Common Crawl's selection of robots.txt captures).",
         url_key: Utf8 nullable distinct => "The URL as the sites step matches URLs: parsed and serialized by WHATWG rules without its fragment (the URL as given when it does not parse); null when url is. Written so SQL can join captures to Location targets without a URL parser.",
         location_key: Utf8 nullable distinct => "location in the url_key form; null when location is.",

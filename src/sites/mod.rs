@@ -283,9 +283,9 @@ fn one_crawl(
         let mut captures = read::read_crawl(
             files,
             crawl,
-            plan.capacity(input.rows),
+            plan.capacity(&pass, input.rows),
             options.site_key,
-            pass,
+            &pass,
         )?;
         decide::latest_per_url(&mut captures);
         let sites = decide::sites(&captures, options.semantics);

@@ -5,37 +5,126 @@
 //! name order, with one builder carried from pass to pass, so the file is the same
 //! byte for byte whatever the number of passes (tested in `tests/it/sites.rs`).
 //!
-//! A pass keeps the captures of its sites, and every capture of a URL that some
-//! redirect of the crawl points to: a chain may cross into any site's URLs (and a
+//! A pass keeps the captures of its sites, and every capture of a URL that a redirect
+//! chain of its sites may reach: a chain may cross into any site's URLs (and a
 //! capture of a redirect target is only ever needed whole, all captures of its URL,
-//! for the latest one to be chosen). The targets are the `Location` keys of the whole
-//! crawl, read in a first pass with a sample of the site names that places the
-//! ranges; they are about a tenth of the captures in Common Crawl's crawls (3xx) and
-//! 16 bytes each. Every pass reads the documents and agents tables again: the time
-//! the memory bound costs.
+//! for the latest one to be chosen). A first reading of the crawl collects its
+//! redirects ([`Redirects`], 16 bytes per 3xx with a `Location` and 16 more when it is a
+//! site's own capture: about a tenth of the captures in Common Crawl's crawls) with a
+//! sample of the site names that places the ranges. Each pass then follows its own
+//! sites' redirects [`MAX_REDIRECT_HOPS`] deep through that graph, so what it holds
+//! besides its sites grows with its sites' redirects, not with the crawl's. Every pass
+//! reads the documents and agents tables again: the time the memory bound costs.
 
 use std::hash::{Hash, Hasher};
 use std::path::PathBuf;
 
 use super::read::{self, Capture, UrlKey};
 use super::{SiteKey, SitesError};
-use crate::limits::{SITES_BYTES_PER_CAPTURE, SITES_SAMPLE_PER_PASS};
+use crate::limits::{MAX_REDIRECT_HOPS, SITES_BYTES_PER_CAPTURE, SITES_SAMPLE_PER_PASS};
 
-/// How one crawl is decided: the name boundaries between passes, and the redirect
-/// targets (none to hold when there is one pass, which keeps every capture).
+/// How one crawl is decided: the name boundaries between passes, and the crawl's
+/// redirects (none to follow when there is one pass, which keeps every capture).
 #[derive(Debug, Default)]
 pub struct Plan {
     bounds: Vec<Box<str>>,
-    targets: Option<Vec<UrlKey>>,
+    redirects: Option<Redirects>,
+}
+
+/// The redirects of a crawl, as much as choosing a pass's captures needs. URLs are the
+/// low 64 bits of their [`UrlKey`]: two URLs sharing them only make a pass keep a few
+/// captures it does not use, never miss one.
+#[derive(Debug, Default)]
+pub struct Redirects {
+    /// (URL, `Location`) of every capture with a `Location`, sorted.
+    edges: Vec<(u64, u64)>,
+    /// ([`prefix`] of the site's name, `Location`) of the sites' own captures, sorted.
+    starts: Vec<(u64, u64)>,
+}
+
+/// The first 8 bytes of a name as a number that sorts as the names do (shorter names
+/// padded with zeros, below any byte of a name).
+pub(super) fn prefix(name: &str) -> u64 {
+    let mut bytes = [0u8; 8];
+    let n = name.len().min(8);
+    bytes[..n].copy_from_slice(&name.as_bytes()[..n]);
+    u64::from_be_bytes(bytes)
+}
+
+/// The part of a [`UrlKey`] the redirect graph holds.
+fn short(key: UrlKey) -> u64 {
+    key as u64
+}
+
+impl Redirects {
+    /// One capture with a `Location`, in any order: its URL, the `Location`, and the
+    /// [`prefix`] of its site's name when it is a site's own capture.
+    pub fn add(&mut self, url: UrlKey, location: UrlKey, site: Option<u64>) {
+        self.edges.push((short(url), short(location)));
+        if let Some(site) = site {
+            self.starts.push((site, short(location)));
+        }
+    }
+
+    /// Sorted for lookups, each edge once.
+    pub fn finish(mut self) -> Redirects {
+        for list in [&mut self.edges, &mut self.starts] {
+            list.sort_unstable();
+            list.dedup();
+            list.shrink_to_fit();
+        }
+        self
+    }
+
+    /// The URLs that the chains of the sites from `from` to `to` may reach, sorted:
+    /// every `Location` of their captures, then the `Location`s of those URLs'
+    /// captures, [`MAX_REDIRECT_HOPS`] deep. A name that shares its first 8 bytes
+    /// with a boundary counts on both sides of it.
+    fn reached(&self, from: Option<&str>, to: Option<&str>) -> Vec<u64> {
+        let (low, high) = (from.map_or(0, prefix), to.map_or(u64::MAX, prefix));
+        let mut frontier: Vec<u64> = self
+            .starts
+            .iter()
+            .filter(|&&(site, _)| low <= site && site <= high)
+            .map(|&(_, location)| location)
+            .collect();
+        frontier.sort_unstable();
+        frontier.dedup();
+        let mut reached = frontier.clone();
+        // The first hop's URLs are in; each round adds the next hop's.
+        for _ in 1..MAX_REDIRECT_HOPS {
+            let mut next: Vec<u64> = Vec::new();
+            for &url in &frontier {
+                let first = self.edges.partition_point(|&(u, _)| u < url);
+                next.extend(
+                    self.edges[first..]
+                        .iter()
+                        .take_while(|&&(u, _)| u == url)
+                        .map(|&(_, location)| location),
+                );
+            }
+            next.sort_unstable();
+            next.dedup();
+            next.retain(|k| reached.binary_search(k).is_err());
+            if next.is_empty() {
+                break;
+            }
+            reached.extend_from_slice(&next);
+            reached.sort_unstable();
+            frontier = next;
+        }
+        reached
+    }
 }
 
 /// One pass: the sites from `from` (included) to `to` (excluded); `None` is open.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Pass<'a> {
     from: Option<&'a str>,
     to: Option<&'a str>,
-    /// Sorted URL keys of the crawl's redirect targets; `None`: every capture is kept.
-    targets: Option<&'a [UrlKey]>,
+    /// Sorted short keys of the URLs this pass's redirect chains may reach; `None`:
+    /// every capture is kept.
+    targets: Option<Vec<u64>>,
 }
 
 impl Pass<'_> {
@@ -54,14 +143,14 @@ impl Pass<'_> {
     /// Whether the pass keeps `capture`. A capture kept only because a redirect may
     /// lead to it loses its site: that site is decided in its own pass.
     pub fn keep(&self, capture: &mut Capture) -> bool {
-        let Some(targets) = self.targets else {
+        let Some(targets) = &self.targets else {
             return true;
         };
         if capture.site.as_deref().is_some_and(|s| self.holds(s)) {
             return true;
         }
         capture.site = None;
-        targets.binary_search(&capture.url_key).is_ok()
+        targets.binary_search(&short(capture.url_key)).is_ok()
     }
 }
 
@@ -72,7 +161,7 @@ impl Plan {
     }
 
     /// The plan for a crawl of `rows` documents rows under `memory_limit` bytes: one
-    /// pass when they fit, else a first reading of the crawl for the redirect targets
+    /// pass when they fit, else a first reading of the crawl for its redirects
     /// and the name boundaries.
     pub fn new(
         files: &[PathBuf],
@@ -93,9 +182,7 @@ impl Plan {
             site.hash(&mut h);
             h.finish() % every == 0
         };
-        let (mut targets, mut sample) = read::scan_crawl(files, crawl, key, sampled)?;
-        targets.sort_unstable();
-        targets.dedup();
+        let (redirects, mut sample) = read::scan_crawl(files, crawl, key, sampled)?;
         sample.sort_unstable();
         sample.dedup();
         let mut bounds: Vec<Box<str>> = (1..passes)
@@ -104,18 +191,21 @@ impl Plan {
         bounds.dedup();
         Ok(Plan {
             bounds,
-            targets: Some(targets),
+            redirects: Some(redirects),
         })
     }
 
     /// The passes, in name order.
     pub fn passes(&self) -> impl Iterator<Item = Pass<'_>> {
-        let targets = self.targets.as_deref();
         let edges = || self.bounds.iter().map(|b| Some(&**b));
         std::iter::once(None)
             .chain(edges())
             .zip(edges().chain(std::iter::once(None)))
-            .map(move |(from, to)| Pass { from, to, targets })
+            .map(move |(from, to)| Pass {
+                from,
+                to,
+                targets: self.redirects.as_ref().map(|r| r.reached(from, to)),
+            })
     }
 
     /// How many passes there are.
@@ -123,9 +213,10 @@ impl Plan {
         self.bounds.len() + 1
     }
 
-    /// Room to reserve for one pass's captures of a crawl of `rows`.
-    pub fn capacity(&self, rows: usize) -> usize {
-        match &self.targets {
+    /// Room to reserve for the captures `pass` keeps of a crawl of `rows`: its share
+    /// of the rows, a quarter more for uneven ranges, and its redirect targets.
+    pub fn capacity(&self, pass: &Pass<'_>, rows: usize) -> usize {
+        match &pass.targets {
             None => rows,
             Some(targets) => rows / self.len() + rows / (4 * self.len()) + targets.len(),
         }
@@ -144,6 +235,16 @@ pub fn count(rows: usize, memory_limit: usize) -> usize {
 mod tests {
     use super::*;
 
+    type Redirect = (UrlKey, UrlKey, Option<u64>);
+
+    fn graph(redirects: impl IntoIterator<Item = Redirect>) -> Redirects {
+        let mut all = Redirects::default();
+        for (url, location, site) in redirects {
+            all.add(url, location, site);
+        }
+        all.finish()
+    }
+
     fn capture(site: Option<&str>, url_key: UrlKey) -> Capture {
         Capture {
             doc_id: [0; 16],
@@ -157,12 +258,20 @@ mod tests {
         }
     }
 
+    fn plan(bounds: &[&str], redirects: &[Redirect]) -> Plan {
+        Plan {
+            bounds: bounds.iter().map(|&b| b.into()).collect(),
+            redirects: Some(graph(redirects.iter().copied())),
+        }
+    }
+
+    fn site(name: &str) -> Option<u64> {
+        Some(prefix(name))
+    }
+
     #[test]
     fn passes_cover_every_name_once_in_order() {
-        let plan = Plan {
-            bounds: vec!["b".into(), "d".into()],
-            targets: Some(vec![]),
-        };
+        let plan = plan(&["b", "d"], &[]);
         let passes: Vec<Pass<'_>> = plan.passes().collect();
         assert_eq!(plan.len(), 3);
         assert_eq!(passes.len(), 3);
@@ -176,26 +285,75 @@ mod tests {
     }
 
     #[test]
-    fn a_pass_keeps_its_sites_and_the_redirect_targets_without_their_site() {
-        let plan = Plan {
-            bounds: vec!["m".into()],
-            targets: Some(vec![7, 9]),
-        };
-        let first = plan.passes().next().expect("two passes");
+    fn a_pass_keeps_its_sites_and_what_their_redirects_reach_without_their_site() {
+        // a.example's capture (URL 1) redirects to page 7, which redirects to 9 (a
+        // capture of z.example); z.example's capture (URL 2) redirects to 11.
+        let plan = plan(
+            &["m"],
+            &[
+                (1, 7, site("a.example")),
+                (7, 9, None),
+                (2, 11, site("z.example")),
+            ],
+        );
+        let passes: Vec<Pass<'_>> = plan.passes().collect();
+        assert_eq!(passes[0].targets.as_deref(), Some(&[7, 9][..]));
+        assert_eq!(passes[1].targets.as_deref(), Some(&[11][..]));
+        let first = &passes[0];
         let mut own = capture(Some("a.example"), 1);
         assert!(first.keep(&mut own));
         assert_eq!(own.site.as_deref(), Some("a.example"));
-        let mut other = capture(Some("z.example"), 2);
-        assert!(!first.keep(&mut other));
+        assert!(!first.keep(&mut capture(Some("z.example"), 2)));
         let mut target = capture(Some("z.example"), 9);
         assert!(first.keep(&mut target));
         assert_eq!(target.site, None, "decided in its own pass");
-        let mut page = capture(None, 7);
-        assert!(first.keep(&mut page));
+        assert!(first.keep(&mut capture(None, 7)));
         assert!(!first.keep(&mut capture(None, 8)));
+        assert!(
+            !first.keep(&mut capture(None, 11)),
+            "only the second pass's chains reach it"
+        );
+        assert!(passes[1].keep(&mut capture(None, 11)));
+        // Only the low 64 bits of a URL key are compared: a shared half keeps more, never less.
+        assert!(first.keep(&mut capture(None, (5 << 64) | 9)));
         let mut anything = capture(Some("z.example"), 2);
         assert!(Pass::ALL.keep(&mut anything));
         assert_eq!(anything.site.as_deref(), Some("z.example"));
+        assert_eq!(plan.capacity(&passes[0], 100), 50 + 12 + 2);
+        assert_eq!(plan.capacity(&Pass::ALL, 100), 100);
+    }
+
+    #[test]
+    fn chains_are_followed_five_hops_deep_and_loops_end() {
+        // s.example -> 10 -> 11 -> 12 -> 13 -> 14 -> 15: the sixth URL is never needed
+        // (the fifth hop's capture ends the chain whatever it holds).
+        let mut redirects = vec![(1, 10, site("s.example"))];
+        redirects.extend((10..15).map(|u| (u, u + 1, None)));
+        // t.example -> 20 -> 21 -> 20: a loop.
+        redirects.extend([(2, 20, site("t.example")), (20, 21, None), (21, 20, None)]);
+        let redirects = graph(redirects);
+        assert_eq!(redirects.reached(None, Some("t")), vec![10, 11, 12, 13, 14]);
+        assert_eq!(redirects.reached(Some("t"), None), vec![20, 21]);
+        assert_eq!(
+            redirects.reached(None, None),
+            vec![10, 11, 12, 13, 14, 20, 21]
+        );
+    }
+
+    #[test]
+    fn a_name_sharing_a_boundary_prefix_counts_on_both_sides() {
+        let redirects = graph([
+            (1, 10, site("abcdefgh-a.example")),
+            (2, 20, site("abcdefgh-z.example")),
+            (3, 30, site("abc.example")),
+            (4, 40, site("b.example")),
+        ]);
+        // The boundary "abcdefgh-m.example" shares 8 bytes with the first two names.
+        let bound = Some("abcdefgh-m.example");
+        assert_eq!(redirects.reached(None, bound), vec![10, 20, 30]);
+        assert_eq!(redirects.reached(bound, None), vec![10, 20, 40]);
+        assert!(prefix("ab") < prefix("abc") && prefix("abc") < prefix("abd"));
+        assert!(prefix("") < prefix("a") && prefix("zzzzzzzzz") == prefix("zzzzzzzzzz"));
     }
 
     #[test]

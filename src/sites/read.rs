@@ -15,7 +15,7 @@ use arrow_array::cast::AsArray;
 use arrow_array::types::{Int32Type, TimestampMicrosecondType};
 use arrow_array::{Array, RecordBatch};
 
-use super::passes::Pass;
+use super::passes::{prefix, Pass, Redirects};
 use super::SiteKey;
 use super::SitesError;
 use crate::census::urls::lookup_key;
@@ -200,7 +200,7 @@ pub fn read_crawl(
     crawl: &str,
     capacity: usize,
     key: SiteKey,
-    pass: Pass<'_>,
+    pass: &Pass<'_>,
 ) -> Result<Vec<Capture>, SitesError> {
     let mut captures = Vec::with_capacity(capacity);
     // In file and row-group order: the captures' order does not depend on the threads.
@@ -212,37 +212,39 @@ pub fn read_crawl(
     Ok(captures)
 }
 
-/// What planning the passes needs of a crawl (see [`super::passes`]): the URL keys of
-/// every `Location` (unsorted, repeated), and the site names that `sampled` picks.
+/// What planning the passes needs of a crawl (see [`super::passes`]): its redirects,
+/// and the site names that `sampled` picks (unsorted, repeated).
 pub fn scan_crawl(
     files: &[PathBuf],
     crawl: &str,
     key: SiteKey,
     sampled: impl Fn(&str) -> bool + Sync,
-) -> Result<(Vec<UrlKey>, Vec<Box<str>>), SitesError> {
-    let (mut targets, mut names) = (Vec::new(), Vec::new());
+) -> Result<(Redirects, Vec<Box<str>>), SitesError> {
+    let (mut redirects, mut names) = (Redirects::default(), Vec::new());
     in_parallel(
         files,
         |group| {
-            let captures = read_crawl_group(group, crawl, key, Pass::ALL)?;
-            let targets: Vec<UrlKey> = captures
+            let captures = read_crawl_group(group, crawl, key, &Pass::ALL)?;
+            let found: Vec<(UrlKey, UrlKey, Option<u64>)> = captures
                 .iter()
-                .map(|c| c.location_key)
-                .filter(|&k| k != 0)
+                .filter(|c| c.location_key != 0)
+                .map(|c| (c.url_key, c.location_key, c.site.as_deref().map(prefix)))
                 .collect();
             let names: Vec<Box<str>> = captures
                 .into_iter()
                 .filter_map(|c| c.site)
                 .filter(|s| sampled(s))
                 .collect();
-            Ok::<_, SitesError>((targets, names))
+            Ok::<_, SitesError>((found, names))
         },
-        |(t, n)| {
-            targets.extend(t);
+        |(found, n)| {
+            for (url, location, site) in found {
+                redirects.add(url, location, site);
+            }
             names.extend(n);
         },
     )?;
-    Ok((targets, names))
+    Ok((redirects.finish(), names))
 }
 
 /// The captures of `crawl` in one row group of a documents part file.
@@ -250,7 +252,7 @@ fn read_crawl_group(
     group: &RowGroup<'_>,
     crawl: &str,
     key: SiteKey,
-    pass: Pass<'_>,
+    pass: &Pass<'_>,
 ) -> Result<Vec<Capture>, SitesError> {
     let path = group.path;
     let mut captures = Vec::new();

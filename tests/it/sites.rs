@@ -491,6 +491,97 @@ fn sites_decided_in_passes_write_the_same_bytes() {
 }
 
 #[test]
+fn csv_redirects_are_followed_through_the_location_column() {
+    // a.example's robots.txt moved to another site's; c.example's to a relative URL.
+    let dir = scratch("sites-csv-location");
+    let csv = dir.join("CC-MAIN-2026-09.csv");
+    std::fs::write(
+        &csv,
+        "url,status,location,body\n\
+         http://a.example/robots.txt,301,https://b.example/robots.txt,\n\
+         https://b.example/robots.txt,200,,\"User-agent: *\nDisallow: /\"\n\
+         http://c.example/robots.txt,302,/moved.txt,\n\
+         http://c.example/moved.txt,200,,\"User-agent: GPTBot\nDisallow: /\"\n",
+    )
+    .expect("write CSV");
+    let by_site = |out: &Path| -> BTreeMap<String, (String, String, i64, String)> {
+        rows(&out.join("sites"))
+            .into_iter()
+            .map(|r| {
+                let text = |c: &str| r[c].as_str().unwrap_or("").to_owned();
+                let hops = r["redirect_hops"].as_i64().expect("hops");
+                (
+                    text("site"),
+                    (text("start_url"), text("url"), hops, text("status_class")),
+                )
+            })
+            .collect()
+    };
+    let census = |name: &str, extra: &[&str]| {
+        let out = dir.join(name);
+        let output = bin()
+            .arg("run")
+            .arg(&csv)
+            .args(["--quiet", "--out"])
+            .arg(&out)
+            .args(extra)
+            .output()
+            .expect("run robots-census");
+        assert_eq!(output.status.code(), Some(0), "{output:?}");
+        sites_ok(&out, &["-q", "--agents", "GPTBot"]);
+        out
+    };
+    let out = census("with", &[]);
+    let moved = rows(&out.join("documents"))
+        .into_iter()
+        .filter(|r| r["http_status"].as_i64().is_some_and(|s| s / 100 == 3))
+        .map(|r| r["location"].as_str().unwrap_or("").to_owned())
+        .collect::<std::collections::BTreeSet<_>>();
+    let want = ["http://c.example/moved.txt", "https://b.example/robots.txt"];
+    assert_eq!(moved, want.iter().map(|s| s.to_string()).collect());
+    let rules = "Robots.txt with rules".to_owned();
+    let row = |start: &str, url: &str, hops| (start.into(), url.into(), hops, rules.clone());
+    let decided = by_site(&out);
+    assert_eq!(
+        decided["a.example"],
+        row(
+            "http://a.example/robots.txt",
+            "https://b.example/robots.txt",
+            1
+        )
+    );
+    assert_eq!(
+        decided["b.example"],
+        row(
+            "https://b.example/robots.txt",
+            "https://b.example/robots.txt",
+            0
+        )
+    );
+    assert_eq!(
+        decided["c.example"],
+        row(
+            "http://c.example/robots.txt",
+            "http://c.example/moved.txt",
+            1
+        )
+    );
+    // Decided in passes (a.example's pass keeps b.example's capture it redirects to):
+    // the same bytes.
+    let whole = sites_parts(&out);
+    sites_ok(
+        &out,
+        &["-q", "--agents", "GPTBot", "--memory-limit", "1KiB"],
+    );
+    assert!(whole == sites_parts(&out), "the same bytes in passes");
+    // Without the column (another name asked for), the redirects have nowhere to go.
+    let out = census("without", &["--csv-location-column", "moved_to"]);
+    let decided = by_site(&out);
+    assert_eq!(decided["a.example"].3, "HTTP redirect not resolved");
+    assert_eq!(decided["a.example"].2, 0);
+}
+
+#[test]
 #[cfg_attr(
     not(feature = "external-tests"),
     ignore = "needs ../shared, the venv, Java or Chromium: make test"
