@@ -129,6 +129,7 @@ pub struct Pass<'a> {
 
 impl Pass<'_> {
     /// The whole crawl at once.
+    #[cfg(test)]
     pub const ALL: Pass<'static> = Pass {
         from: None,
         to: None,

@@ -223,20 +223,7 @@ pub fn scan_crawl(
     let (mut redirects, mut names) = (Redirects::default(), Vec::new());
     in_parallel(
         files,
-        |group| {
-            let captures = read_crawl_group(group, crawl, key, &Pass::ALL)?;
-            let found: Vec<(UrlKey, UrlKey, Option<u64>)> = captures
-                .iter()
-                .filter(|c| c.location_key != 0)
-                .map(|c| (c.url_key, c.location_key, c.site.as_deref().map(prefix)))
-                .collect();
-            let names: Vec<Box<str>> = captures
-                .into_iter()
-                .filter_map(|c| c.site)
-                .filter(|s| sampled(s))
-                .collect();
-            Ok::<_, SitesError>((found, names))
-        },
+        |group| scan_crawl_group(group, crawl, key, &sampled),
         |(found, n)| {
             for (url, location, site) in found {
                 redirects.add(url, location, site);
@@ -245,6 +232,82 @@ pub fn scan_crawl(
         },
     )?;
     Ok((redirects.finish(), names))
+}
+
+/// What [`scan_crawl`] finds in one row group: the (URL, `Location`, site name
+/// [`prefix`]) of each capture with a `Location`, and the sampled site names.
+type Scanned = (Vec<(UrlKey, UrlKey, Option<u64>)>, Vec<Box<str>>);
+
+/// [`scan_crawl`] over one row group: the rows [`read_crawl_group`] would read, but
+/// only the columns planning needs, and a URL hashed or a name kept only where needed.
+fn scan_crawl_group(
+    group: &RowGroup<'_>,
+    crawl: &str,
+    key: SiteKey,
+    sampled: &(impl Fn(&str) -> bool + Sync),
+) -> Result<Scanned, SitesError> {
+    let (mut found, mut names) = (Vec::new(), Vec::new());
+    let mut columns = vec![
+        "crawl",
+        "record_kind",
+        "url",
+        "host",
+        "location",
+        "is_robots_url",
+    ];
+    if key == SiteKey::RegistrableDomain {
+        columns.push("registrable_domain");
+    }
+    for batch in group.batches(&columns)? {
+        let batch = batch?;
+        let c = Columns {
+            batch: &batch,
+            path: group.path,
+        };
+        let (crawls, kinds, urls, hosts) = (
+            c.str("crawl")?,
+            c.str("record_kind")?,
+            c.str("url")?,
+            c.str("host")?,
+        );
+        let (locations, robots) = (c.str("location")?, c.bool("is_robots_url")?);
+        let domains = match key {
+            SiteKey::RegistrableDomain => Some(c.str("registrable_domain")?),
+            _ => None,
+        };
+        for i in 0..batch.num_rows() {
+            let Some(url) = opt(urls, i) else { continue };
+            if opt(crawls, i) != Some(crawl) || kinds.value(i) == "revisit" {
+                continue;
+            }
+            let site = site_name(robots.value(i), opt(hosts, i), domains, i, key);
+            if let Some(location) = opt(locations, i) {
+                found.push((url_key(url), url_key(location), site.map(prefix)));
+            }
+            if let Some(site) = site.filter(|s| sampled(s)) {
+                names.push(site.into());
+            }
+        }
+    }
+    Ok((found, names))
+}
+
+/// The site of a row: for a capture of a `/robots.txt` URL, its host's site by `key`
+/// (the `registrable_domain` column when `key` asks for it and the row has one).
+fn site_name<'a>(
+    is_robots: bool,
+    host: Option<&'a str>,
+    domains: Option<&'a arrow_array::StringArray>,
+    i: usize,
+    key: SiteKey,
+) -> Option<&'a str> {
+    match (is_robots, host) {
+        (true, Some(host)) => Some(match domains.and_then(|d| opt(d, i)) {
+            Some(domain) => domain,
+            None => key.site_of(host),
+        }),
+        _ => None,
+    }
 }
 
 /// The captures of `crawl` in one row group of a documents part file.
@@ -294,14 +357,7 @@ fn read_crawl_group(
             if opt(crawls, i) != Some(crawl) || kinds.value(i) == "revisit" {
                 continue;
             }
-            let is_robots = robots.value(i);
-            let site = match (is_robots, opt(hosts, i)) {
-                (true, Some(host)) => Some(match domains.and_then(|d| opt(d, i)) {
-                    Some(domain) => domain.into(),
-                    None => key.site_of(host).into(),
-                }),
-                _ => None,
-            };
+            let site = site_name(robots.value(i), opt(hosts, i), domains, i, key).map(Into::into);
             let mut capture = Capture {
                 doc_id: ids.value(i),
                 fetch_time: if times.is_valid(i) {
