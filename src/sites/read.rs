@@ -176,21 +176,100 @@ pub fn crawls(files: &[PathBuf]) -> Result<BTreeMap<String, (Vec<PathBuf>, usize
     Ok(crawls)
 }
 
-const DOCUMENT_COLUMNS: [&str; 13] = [
+/// The columns that say which rows are captures of a crawl, and of which site
+/// ([`CaptureRows`]); `registrable_domain` joins them when the site key asks for it.
+const CAPTURE_COLUMNS: [&str; 6] = [
     "crawl",
-    "doc_id",
     "record_kind",
     "url",
     "host",
+    "location",
+    "is_robots_url",
+];
+
+/// What the site step keeps of a capture besides [`CAPTURE_COLUMNS`].
+const DECIDING_COLUMNS: [&str; 7] = [
+    "doc_id",
     "fetch_time",
     "http_status",
     "content_type",
     "payload_type",
     "n_allow",
     "n_disallow",
-    "location",
-    "is_robots_url",
 ];
+
+/// One batch of the documents table as captures of one crawl: the rule, shared by the
+/// planning scan and every pass's reading, for which rows count (a URL, the crawl,
+/// not a revisit: no body, nothing to decide with) and what a row's site is.
+struct CaptureRows<'a> {
+    crawl: &'a str,
+    key: SiteKey,
+    crawls: &'a arrow_array::StringArray,
+    kinds: &'a arrow_array::StringArray,
+    urls: &'a arrow_array::StringArray,
+    hosts: &'a arrow_array::StringArray,
+    locations: &'a arrow_array::StringArray,
+    robots: &'a arrow_array::BooleanArray,
+    domains: Option<&'a arrow_array::StringArray>,
+}
+
+/// One row that is a capture of the crawl.
+struct CaptureRow<'a> {
+    url: &'a str,
+    /// For a capture of a `/robots.txt` URL, its host's site by the key.
+    site: Option<&'a str>,
+    location: Option<&'a str>,
+}
+
+impl<'a> CaptureRows<'a> {
+    /// The columns to read: [`CAPTURE_COLUMNS`], `more`, and `registrable_domain` when
+    /// `key` asks for it.
+    fn columns(key: SiteKey, more: &[&'static str]) -> Vec<&'static str> {
+        let mut columns = [&CAPTURE_COLUMNS[..], more].concat();
+        if key == SiteKey::RegistrableDomain {
+            columns.push("registrable_domain");
+        }
+        columns
+    }
+
+    fn of(c: &Columns<'a>, crawl: &'a str, key: SiteKey) -> Result<Self, ReadError> {
+        Ok(CaptureRows {
+            crawl,
+            key,
+            crawls: c.str("crawl")?,
+            kinds: c.str("record_kind")?,
+            urls: c.str("url")?,
+            hosts: c.str("host")?,
+            locations: c.str("location")?,
+            robots: c.bool("is_robots_url")?,
+            domains: match key {
+                SiteKey::RegistrableDomain => Some(c.str("registrable_domain")?),
+                _ => None,
+            },
+        })
+    }
+
+    /// Row `i`, when it is a capture of the crawl. A `/robots.txt` capture's site is
+    /// the `registrable_domain` column's when the key asks for it and the row has one.
+    fn row(&self, i: usize) -> Option<CaptureRow<'a>> {
+        let url = opt(self.urls, i)?;
+        if opt(self.crawls, i) != Some(self.crawl) || self.kinds.value(i) == "revisit" {
+            return None;
+        }
+        let site = match (self.robots.value(i), opt(self.hosts, i)) {
+            (true, Some(host)) => Some(match self.domains.and_then(|d| opt(d, i)) {
+                Some(domain) => domain,
+                None => self.key.site_of(host),
+            }),
+            _ => None,
+        };
+        Some(CaptureRow {
+            url,
+            site,
+            location: opt(self.locations, i),
+        })
+    }
+}
 
 /// The captures of `crawl` in `files` that `pass` keeps; revisit records (no body,
 /// nothing to decide with) and rows without a URL are left out. Sites are keyed by
@@ -247,67 +326,23 @@ fn scan_crawl_group(
     sampled: &(impl Fn(&str) -> bool + Sync),
 ) -> Result<Scanned, SitesError> {
     let (mut found, mut names) = (Vec::new(), Vec::new());
-    let mut columns = vec![
-        "crawl",
-        "record_kind",
-        "url",
-        "host",
-        "location",
-        "is_robots_url",
-    ];
-    if key == SiteKey::RegistrableDomain {
-        columns.push("registrable_domain");
-    }
-    for batch in group.batches(&columns)? {
+    for batch in group.batches(&CaptureRows::columns(key, &[]))? {
         let batch = batch?;
         let c = Columns {
             batch: &batch,
             path: group.path,
         };
-        let (crawls, kinds, urls, hosts) = (
-            c.str("crawl")?,
-            c.str("record_kind")?,
-            c.str("url")?,
-            c.str("host")?,
-        );
-        let (locations, robots) = (c.str("location")?, c.bool("is_robots_url")?);
-        let domains = match key {
-            SiteKey::RegistrableDomain => Some(c.str("registrable_domain")?),
-            _ => None,
-        };
-        for i in 0..batch.num_rows() {
-            let Some(url) = opt(urls, i) else { continue };
-            if opt(crawls, i) != Some(crawl) || kinds.value(i) == "revisit" {
-                continue;
+        let rows = CaptureRows::of(&c, crawl, key)?;
+        for row in (0..batch.num_rows()).filter_map(|i| rows.row(i)) {
+            if let Some(location) = row.location {
+                found.push((url_key(row.url), url_key(location), row.site.map(prefix)));
             }
-            let site = site_name(robots.value(i), opt(hosts, i), domains, i, key);
-            if let Some(location) = opt(locations, i) {
-                found.push((url_key(url), url_key(location), site.map(prefix)));
-            }
-            if let Some(site) = site.filter(|s| sampled(s)) {
+            if let Some(site) = row.site.filter(|s| sampled(s)) {
                 names.push(site.into());
             }
         }
     }
     Ok((found, names))
-}
-
-/// The site of a row: for a capture of a `/robots.txt` URL, its host's site by `key`
-/// (the `registrable_domain` column when `key` asks for it and the row has one).
-fn site_name<'a>(
-    is_robots: bool,
-    host: Option<&'a str>,
-    domains: Option<&'a arrow_array::StringArray>,
-    i: usize,
-    key: SiteKey,
-) -> Option<&'a str> {
-    match (is_robots, host) {
-        (true, Some(host)) => Some(match domains.and_then(|d| opt(d, i)) {
-            Some(domain) => domain,
-            None => key.site_of(host),
-        }),
-        _ => None,
-    }
 }
 
 /// The captures of `crawl` in one row group of a documents part file.
@@ -319,45 +354,26 @@ fn read_crawl_group(
 ) -> Result<Vec<Capture>, SitesError> {
     let path = group.path;
     let mut captures = Vec::new();
-    let mut columns = DOCUMENT_COLUMNS.to_vec();
-    if key == SiteKey::RegistrableDomain {
-        columns.push("registrable_domain");
-    }
-    for batch in group.batches(&columns)? {
+    for batch in group.batches(&CaptureRows::columns(key, &DECIDING_COLUMNS))? {
         let batch = batch?;
         let c = Columns {
             batch: &batch,
             path,
         };
-        let (crawls, ids, kinds, urls, hosts) = (
-            c.str("crawl")?,
+        let rows = CaptureRows::of(&c, crawl, key)?;
+        let (ids, times, statuses) = (
             c.ids("doc_id")?,
-            c.str("record_kind")?,
-            c.str("url")?,
-            c.str("host")?,
-        );
-        let (times, statuses, types, payloads) = (
             c.time("fetch_time")?,
             c.i32("http_status")?,
+        );
+        let (types, payloads, allow, disallow) = (
             c.str("content_type")?,
             c.str("payload_type")?,
-        );
-        let (allow, disallow, locations, robots) = (
             c.i32("n_allow")?,
             c.i32("n_disallow")?,
-            c.str("location")?,
-            c.bool("is_robots_url")?,
         );
-        let domains = match key {
-            SiteKey::RegistrableDomain => Some(c.str("registrable_domain")?),
-            _ => None,
-        };
         for i in 0..batch.num_rows() {
-            let Some(url) = opt(urls, i) else { continue };
-            if opt(crawls, i) != Some(crawl) || kinds.value(i) == "revisit" {
-                continue;
-            }
-            let site = site_name(robots.value(i), opt(hosts, i), domains, i, key).map(Into::into);
+            let Some(row) = rows.row(i) else { continue };
             let mut capture = Capture {
                 doc_id: ids.value(i),
                 fetch_time: if times.is_valid(i) {
@@ -365,8 +381,8 @@ fn read_crawl_group(
                 } else {
                     i64::MIN
                 },
-                url_key: url_key(url),
-                location_key: opt(locations, i).map_or(0, url_key),
+                url_key: url_key(row.url),
+                location_key: row.location.map_or(0, url_key),
                 status: statuses
                     .is_valid(i)
                     .then(|| u16::try_from(statuses.value(i)).ok())
@@ -375,7 +391,7 @@ fn read_crawl_group(
                 // Null counts: the body was not parsed (no rules).
                 has_rules: (allow.is_valid(i) && allow.value(i) > 0)
                     || (disallow.is_valid(i) && disallow.value(i) > 0),
-                site,
+                site: row.site.map(Into::into),
             };
             if pass.keep(&mut capture) {
                 captures.push(capture);

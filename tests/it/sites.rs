@@ -517,7 +517,7 @@ fn csv_redirects_are_followed_through_the_location_column() {
             })
             .collect()
     };
-    let census = |name: &str, extra: &[&str]| {
+    let run_and_decide = |name: &str, extra: &[&str]| {
         let out = dir.join(name);
         let output = bin()
             .arg("run")
@@ -531,7 +531,7 @@ fn csv_redirects_are_followed_through_the_location_column() {
         sites_ok(&out, &["-q", "--agents", "GPTBot"]);
         out
     };
-    let out = census("with", &[]);
+    let out = run_and_decide("with", &[]);
     let moved = rows(&out.join("documents"))
         .into_iter()
         .filter(|r| r["http_status"].as_i64().is_some_and(|s| s / 100 == 3))
@@ -575,7 +575,7 @@ fn csv_redirects_are_followed_through_the_location_column() {
     );
     assert!(whole == sites_parts(&out), "the same bytes in passes");
     // Without the column (another name asked for), the redirects have nowhere to go.
-    let out = census("without", &["--csv-location-column", "moved_to"]);
+    let out = run_and_decide("without", &["--csv-location-column", "moved_to"]);
     let decided = by_site(&out);
     assert_eq!(decided["a.example"].3, "HTTP redirect not resolved");
     assert_eq!(decided["a.example"].2, 0);
