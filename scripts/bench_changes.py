@@ -4,7 +4,8 @@ side in one run: wall time and peak RSS of
 - `robots-census run CRAWL_A CRAWL_B` (the parse, for the ratio column),
 - `robots-census sites OUT` (the Rust step) and `spark --step sites` (queries/steps/sites.sql
   on Spark SQL, local mode),
-- `robots-census changes OUT --from A --to B` (the Rust step),
+- `robots-census changes OUT --from A --to B` (the Rust step), at its default 1 GiB and in
+  passes at `--memory-limit 256MiB`,
 - queries/steps/changes.sql, the step as SQL, in the embedded engine (`robots-census
   query` at its default 1 GiB), in DuckDB (the Python package, through OUT/_views.sql)
   and on Spark SQL (`spark --step changes`, local mode),
@@ -81,6 +82,8 @@ def run(args, paths, results, timed, step):
     one("sites (Rust step)", [binary, "sites", out, "--quiet"])
     pair = ["--from", CRAWLS[0], "--to", CRAWLS[1]]
     one("changes (Rust step)", [binary, "changes", out, *pair])
+    one("changes --memory-limit 256MiB (Rust step, in passes)",
+        [binary, "changes", out, *pair, "--memory-limit", "256MiB"])
     one("changes.sql, robots-census query (1 GiB)",
         [binary, "query", out, sql, "--format", "csv"])
     one("changes.sql, DuckDB (Python)",

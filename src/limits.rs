@@ -208,6 +208,23 @@ pub const MAX_REDIRECT_HOPS: u32 = 5;
 /// room for the allocator, the redirect targets a pass holds and the batch in flight.
 pub const SITES_BYTES_PER_CAPTURE: usize = 512;
 
+/// What one row of the `sites` table costs the changes step at its peak, as planned
+/// (a site and its blocks per agent): two crawls whose rows, with their rule lines
+/// ([`CHANGES_BYTES_PER_RULES_ROW`]), need more than `--memory-limit` less
+/// [`CHANGES_RESERVE`] are compared in passes. On the bench's 2x250,000 sites (14.5M
+/// sites rows, 5.3M rules rows) one pass peaked at 640 MiB, about 600 of it in these
+/// two terms: the constants plan about 1.5x that, room for longer real-world lines.
+pub const CHANGES_BYTES_PER_SITES_ROW: usize = 16;
+
+/// What one row of a crawl's `groups`, `rules` and `sitemaps` costs the changes step
+/// at its peak, as planned (the rule lines and sitemaps of deciding captures).
+pub const CHANGES_BYTES_PER_RULES_ROW: usize = 128;
+
+/// What the changes step holds whatever its passes (the program, the open row group of
+/// the file written, read buffers): 55 MiB at 863 passes of the bench comparison. Under
+/// twice this, the limit is halved for the passes instead, and the step holds about this.
+pub const CHANGES_RESERVE: usize = 64 << 20;
+
 /// Site names sampled per pass to place the passes' name boundaries (more: passes of
 /// more even sizes, a larger sample held while planning).
 pub const SITES_SAMPLE_PER_PASS: usize = 256;

@@ -73,6 +73,10 @@ pub struct Summary {
     pub sitemaps_added: u64,
     pub sitemaps_removed: u64,
     pub agents: Vec<AgentSummary>,
+    /// Passes the comparison took (`--memory-limit`); not part of the JSON, which
+    /// depends on the crawls alone.
+    #[serde(skip)]
+    pub passes: usize,
 }
 
 /// Rule lines and sitemaps of the deciding captures of one crawl.
@@ -213,13 +217,13 @@ impl Pair<'_> {
             if was == now {
                 continue;
             }
-            let s = &mut summary.agents[k];
-            s.blocks_added += u64::from(now == Block::Full);
-            s.blocks_removed += u64::from(was == Block::Full);
-            s.partial_added += u64::from(now == Block::Partial);
-            s.unblocked += u64::from(now == Block::None);
-            s.net = i64::try_from(s.blocks_added).unwrap_or(i64::MAX)
-                - i64::try_from(s.blocks_removed).unwrap_or(i64::MAX);
+            summary.agents[k].add(&AgentSummary {
+                blocks_added: u64::from(now == Block::Full),
+                blocks_removed: u64::from(was == Block::Full),
+                partial_added: u64::from(now == Block::Partial),
+                unblocked: u64::from(now == Block::None),
+                ..AgentSummary::default()
+            });
             sink(Change {
                 agent: Some((*agent).into()),
                 before: Some(was.as_str()),
@@ -288,7 +292,62 @@ impl Pair<'_> {
     }
 }
 
+impl AgentSummary {
+    fn add(&mut self, other: &AgentSummary) {
+        self.blocks_added += other.blocks_added;
+        self.blocks_removed += other.blocks_removed;
+        self.partial_added += other.partial_added;
+        self.unblocked += other.unblocked;
+        self.net = i64::try_from(self.blocks_added).unwrap_or(i64::MAX)
+            - i64::try_from(self.blocks_removed).unwrap_or(i64::MAX);
+    }
+}
+
 impl Summary {
+    /// Adds the counts of `pass`, the summary of another range of sites of the same
+    /// comparison; agents are matched by name and kept in name order.
+    pub fn add(&mut self, pass: Summary) {
+        self.sites_from += pass.sites_from;
+        self.sites_to += pass.sites_to;
+        self.sites_in_both += pass.sites_in_both;
+        self.appeared += pass.appeared;
+        self.disappeared += pass.disappeared;
+        self.status_changes += pass.status_changes;
+        self.rules_added += pass.rules_added;
+        self.rules_removed += pass.rules_removed;
+        self.sitemaps_added += pass.sitemaps_added;
+        self.sitemaps_removed += pass.sitemaps_removed;
+        for agent in &pass.agents {
+            self.agent(&agent.agent).add(agent);
+        }
+    }
+
+    /// Makes every agent of `names` listed (with no counts when no pass had it in
+    /// both crawls): a comparison lists the agents both crawls' tables have.
+    pub fn list_agents<'a>(&mut self, names: impl Iterator<Item = &'a String>) {
+        for name in names {
+            self.agent(name);
+        }
+    }
+
+    /// The entry of `name`, added in name order when missing.
+    fn agent(&mut self, name: &str) -> &mut AgentSummary {
+        let i = match self.agents.binary_search_by(|a| a.agent.as_str().cmp(name)) {
+            Ok(i) => i,
+            Err(i) => {
+                self.agents.insert(
+                    i,
+                    AgentSummary {
+                        agent: name.to_owned(),
+                        ..AgentSummary::default()
+                    },
+                );
+                i
+            }
+        };
+        &mut self.agents[i]
+    }
+
     /// The terminal form: counts, then one line per agent.
     pub fn render(&self) -> String {
         let mut out = format!(
@@ -311,6 +370,9 @@ impl Summary {
             self.sitemaps_added,
             self.sitemaps_removed,
         );
+        if self.passes > 1 {
+            out += &format!("compared in {} passes (--memory-limit)\n", self.passes);
+        }
         let width = self
             .agents
             .iter()

@@ -12,9 +12,11 @@
 //! every consecutive pair, which the report shows, is `queries/changes_by_agent.sql`.
 
 mod diff;
+mod passes;
 mod read;
 mod write;
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 pub use diff::{AgentSummary, Change, Summary};
@@ -52,39 +54,103 @@ pub enum ChangesError {
     Arrow(#[from] arrow_schema::ArrowError),
 }
 
-/// Everything between two crawls: the change rows and their summary.
-#[derive(Debug)]
-pub struct Comparison {
-    pub changes: Vec<Change>,
-    pub summary: Summary,
+/// What a comparison was asked for: the dataset, the two crawls, and the memory it may
+/// plan to hold (`--memory-limit`, see [`passes`]).
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub out: PathBuf,
+    pub from: String,
+    pub to: String,
+    pub memory_limit: usize,
 }
 
 /// Compares crawl `from` with crawl `to` of `<out>/sites/` (reading `groups`, `rules`
-/// and `sitemaps` for the rule lines and sitemaps), handing each change to `sink`.
+/// and `sitemaps` for the rule lines and sitemaps), handing each change to `sink`, in
+/// as many passes over ranges of site names as `memory_limit` asks for.
 fn compare_into(
-    out: &Path,
+    options: &Options,
     crawls: &SitesCrawls,
-    (from, to): (&str, &str),
     sink: &mut diff::Sink<'_>,
 ) -> Result<Summary, ChangesError> {
-    let files = |crawl: &str| {
+    let out = options.out.as_path();
+    let side = |crawl: &str| {
         crawls.get(crawl).ok_or_else(|| ChangesError::UnknownCrawl {
             crawl: crawl.to_owned(),
             have: crawls.keys().cloned().collect::<Vec<_>>().join(", "),
         })
     };
+    let (from, to) = (options.from.as_str(), options.to.as_str());
     // Both looked up before anything is read: a wrong name costs no reading.
-    let (files_a, files_b) = (files(from)?, files(to)?);
+    let (a, b) = (side(from)?, side(to)?);
     if from == to {
         return Err(ChangesError::SameCrawl(from.to_owned()));
     }
-    let a = read::read_sites(files_a, from)?;
-    let b = read::read_sites(files_b, to)?;
-    compare_sites(out, &a, &b, sink)
+    let sides = [(from, a), (to, b)].map(|(crawl, c)| {
+        Ok::<_, ChangesError>(passes::Side {
+            crawl,
+            files: &c.files,
+            sites_rows: c.rows,
+            line_rows: read::line_rows(out, crawl)?,
+        })
+    });
+    let [a, b] = sides;
+    let (a, b) = (a?, b?);
+    let plan = passes::Plan::new([&a, &b], options.memory_limit)?;
+    let mut total = Summary {
+        from_crawl: from.to_owned(),
+        to_crawl: to.to_owned(),
+        ..Summary::default()
+    };
+    let mut agents = [BTreeSet::new(), BTreeSet::new()];
+    for range in plan.ranges() {
+        let x = read::read_sites(a.files, from, range)?;
+        let y = read::read_sites(b.files, to, range)?;
+        // A pass may hold one crawl's sites and none of the other's: the options are
+        // checked against the first of each crawl met.
+        for (agents, t) in agents.iter_mut().zip([&x, &y]) {
+            agents.extend(t.agents.iter().cloned());
+        }
+        check_options(&mut total, &x, &y)?;
+        total.add(compare_sites(out, &x, &y, sink)?);
+    }
+    let [in_a, in_b] = agents;
+    total.list_agents(in_a.intersection(&in_b));
+    total.passes = plan.len();
+    Ok(total)
+}
+
+/// Both crawls' sites tables must have been made with the same site key and status
+/// semantics; `total` takes them from the first pass that has rows of each crawl.
+fn check_options(
+    total: &mut Summary,
+    a: &read::CrawlSites,
+    b: &read::CrawlSites,
+) -> Result<(), ChangesError> {
+    let options =
+        |key: &str, semantics: &str| format!("--site-key {key} --status-semantics {semantics}");
+    for t in [a, b] {
+        if total.site_key.is_empty() && !t.site_key.is_empty() {
+            total.site_key = t.site_key.clone();
+            total.status_semantics = t.semantics.clone();
+        }
+    }
+    for t in [a, b] {
+        if !t.site_key.is_empty()
+            && (&t.site_key, &t.semantics) != (&total.site_key, &total.status_semantics)
+        {
+            return Err(ChangesError::MixedOptions {
+                from: total.from_crawl.clone(),
+                to: total.to_crawl.clone(),
+                a: options(&total.site_key, &total.status_semantics),
+                b: options(&t.site_key, &t.semantics),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// The crawls of the sites table and their part files.
-type SitesCrawls = std::collections::BTreeMap<String, Vec<PathBuf>>;
+type SitesCrawls = std::collections::BTreeMap<String, read::SitesCrawl>;
 
 /// The dataset's catalog (each manifest read once per step) and its sites crawls.
 fn open(out: &Path) -> Result<(Catalog, SitesCrawls), ChangesError> {
@@ -93,7 +159,7 @@ fn open(out: &Path) -> Result<(Catalog, SitesCrawls), ChangesError> {
     Ok((catalog, crawls))
 }
 
-/// Compares two crawls' sites tables already read, reading the rule lines and
+/// Compares one range of sites of two crawls already read, reading the rule lines and
 /// sitemaps of the deciding captures of sites present in both.
 fn compare_sites(
     out: &Path,
@@ -101,22 +167,11 @@ fn compare_sites(
     b: &read::CrawlSites,
     sink: &mut diff::Sink<'_>,
 ) -> Result<Summary, ChangesError> {
-    let options = |t: &read::CrawlSites| {
-        format!(
-            "--site-key {} --status-semantics {}",
-            t.site_key, t.semantics
-        )
-    };
-    if (&a.site_key, &a.semantics) != (&b.site_key, &b.semantics) {
-        return Err(ChangesError::MixedOptions {
-            from: a.crawl.clone(),
-            to: b.crawl.clone(),
-            a: options(a),
-            b: options(b),
-        });
-    }
     let (docs_a, docs_b) = diff::compared_docs(a, b);
     let lines = |crawl: &str, docs: &SortedIds| -> Result<Lines, ChangesError> {
+        if docs.is_empty() {
+            return Ok(Lines::default());
+        }
         Ok(Lines {
             rules: read::rule_lines(out, crawl, docs)?,
             sitemaps: read::sitemaps(out, crawl, docs)?,
@@ -126,21 +181,14 @@ fn compare_sites(
     diff::compare(a, b, &la, &lb, sink)
 }
 
-/// Compares crawl `from` with crawl `to` without writing anything: every change row
-/// in memory, and the summary.
-pub fn compare(out: &Path, from: &str, to: &str) -> Result<Comparison, ChangesError> {
-    let (_, crawls) = open(out)?;
-    let mut changes = Vec::new();
-    let summary = compare_into(out, &crawls, (from, to), &mut |c| {
-        changes.push(c);
-        Ok(())
-    })?;
-    Ok(Comparison { changes, summary })
-}
-
 /// `robots-census changes`: compares and writes `<out>/changes/from_crawl=<A>/to_crawl=<B>/part-0.parquet`,
 /// streaming the rows to the file.
-pub fn run(out: &Path, from: &str, to: &str) -> Result<(Summary, PathBuf), ChangesError> {
+pub fn run(options: &Options) -> Result<(Summary, PathBuf), ChangesError> {
+    let (out, from, to) = (
+        options.out.as_path(),
+        options.from.as_str(),
+        options.to.as_str(),
+    );
     // Validated (and the crawls found) before the file is created: errors write nothing.
     let (catalog, crawls) = open(out)?;
     for crawl in [from, to] {
@@ -155,7 +203,7 @@ pub fn run(out: &Path, from: &str, to: &str) -> Result<(Summary, PathBuf), Chang
         return Err(ChangesError::SameCrawl(from.to_owned()));
     }
     let mut writer = write::ChangesWriter::create(out, from, to, &catalog.state)?;
-    match compare_into(out, &crawls, (from, to), &mut |c| writer.push(c)) {
+    match compare_into(options, &crawls, &mut |c| writer.push(c)) {
         Ok(summary) => {
             let path = writer.commit()?;
             crate::output::views::write(&crate::output::OutTarget::Local(out.to_owned()))

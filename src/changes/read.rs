@@ -11,10 +11,13 @@ use std::path::{Path, PathBuf};
 use arrow_array::cast::AsArray;
 use arrow_array::Array;
 
+use super::passes::Range;
 use super::ChangesError;
 use crate::output::catalog::{Catalog, Entry};
 use crate::output::dataset::partition_dir;
-use crate::output::read::{batches, part_files, AgentNumbers, SortedIds, Wanted};
+use crate::output::read::{
+    batches, batches_where, file_rows, part_files, AgentNumbers, SortedIds, Wanted,
+};
 use crate::output::Table;
 use crate::sites::read::{opt, Columns, DocId};
 use crate::sites::StatusClass;
@@ -86,21 +89,28 @@ pub struct CrawlSites {
     pub sites: BTreeMap<Box<str>, SiteState>,
 }
 
+/// One crawl of the sites table: the part files that hold it, and its rows in them.
+#[derive(Debug, Default)]
+pub struct SitesCrawl {
+    pub files: Vec<PathBuf>,
+    pub rows: usize,
+}
+
 /// The crawls of the sites table of `catalog` (the dataset `out`), each with its part
 /// files (a crawl per file, as `sites` writes). A sites table made from another state of
 /// the dataset is refused (see [`crate::output::catalog`]).
 pub fn sites_crawls(
     catalog: &Catalog,
     out: &Path,
-) -> Result<BTreeMap<String, Vec<PathBuf>>, ChangesError> {
+) -> Result<BTreeMap<String, SitesCrawl>, ChangesError> {
     let files = match catalog.entry(Table::Sites) {
         Entry::Present(files) if !files.is_empty() => files.clone(),
         Entry::Stale(why) => return Err(ChangesError::Stale(why.clone())),
         _ => return Err(ChangesError::NoSites(out.to_owned())),
     };
-    let mut crawls: BTreeMap<String, Vec<PathBuf>> = BTreeMap::new();
+    let mut crawls: BTreeMap<String, SitesCrawl> = BTreeMap::new();
     for path in files {
-        let mut found = BTreeSet::new();
+        let mut found: BTreeMap<String, usize> = BTreeMap::new();
         for batch in batches(&path, &["crawl"])? {
             let batch = batch?;
             let c = Columns {
@@ -108,17 +118,74 @@ pub fn sites_crawls(
                 path: &path,
             };
             let crawl = c.str("crawl")?;
-            found.extend((0..batch.num_rows()).map(|i| crawl.value(i).to_owned()));
+            for i in 0..batch.num_rows() {
+                match found.get_mut(crawl.value(i)) {
+                    Some(n) => *n += 1,
+                    None => {
+                        found.insert(crawl.value(i).to_owned(), 1);
+                    }
+                }
+            }
         }
-        for crawl in found {
-            crawls.entry(crawl).or_default().push(path.clone());
+        for (crawl, rows) in found {
+            let entry = crawls.entry(crawl).or_default();
+            entry.files.push(path.clone());
+            entry.rows += rows;
         }
     }
     Ok(crawls)
 }
 
-/// Reads the rows of `crawl` from its `sites` part files.
-pub fn read_sites(files: &[PathBuf], crawl: &str) -> Result<CrawlSites, ChangesError> {
+/// The rows of `crawl` in the tables its rule lines and sitemaps are read from (from
+/// the files' footers): what, with its sites rows, a comparison holds.
+pub fn line_rows(out: &Path, crawl: &str) -> Result<usize, ChangesError> {
+    let mut rows = 0usize;
+    for table in [Table::Groups, Table::Rules, Table::Sitemaps] {
+        for path in table_files(out, table, crawl)? {
+            rows = rows.saturating_add(file_rows(&path)?);
+        }
+    }
+    Ok(rows)
+}
+
+/// Adds the site of every `every`-th row of `crawl` in its sites part `files` to
+/// `sample` (a site has a row per agent, so one name may come several times).
+pub fn sample_sites(
+    files: &[PathBuf],
+    crawl: &str,
+    every: usize,
+    sample: &mut Vec<Box<str>>,
+) -> Result<(), ChangesError> {
+    let mut n = 0usize;
+    for path in files {
+        for batch in batches(path, &["site", "crawl"])? {
+            let batch = batch?;
+            let c = Columns {
+                batch: &batch,
+                path,
+            };
+            let (site, crawls) = (c.str("site")?, c.str("crawl")?);
+            for i in 0..batch.num_rows() {
+                if crawls.value(i) != crawl {
+                    continue;
+                }
+                if n % every.max(1) == 0 {
+                    sample.push(site.value(i).into());
+                }
+                n += 1;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Reads the rows of `crawl` from its `sites` part files, of the sites in `range` only
+/// (the row groups whose statistics say they hold none are not decoded).
+pub fn read_sites(
+    files: &[PathBuf],
+    crawl: &str,
+    range: Range<'_>,
+) -> Result<CrawlSites, ChangesError> {
     let mut table = CrawlSites {
         crawl: crawl.to_owned(),
         ..CrawlSites::default()
@@ -141,7 +208,7 @@ pub fn read_sites(files: &[PathBuf], crawl: &str) -> Result<CrawlSites, ChangesE
     let mut current: Option<(Box<str>, SiteState)> = None;
     let mut position = 0usize;
     for path in files {
-        for batch in batches(path, &columns)? {
+        for batch in batches_where(path, &columns, "site", |b| range.may_hold(b))? {
             let batch = batch?;
             let c = Columns {
                 batch: &batch,
@@ -159,7 +226,7 @@ pub fn read_sites(files: &[PathBuf], crawl: &str) -> Result<CrawlSites, ChangesE
                 c.str("crawl")?,
             );
             for i in 0..batch.num_rows() {
-                if crawls.value(i) != crawl {
+                if crawls.value(i) != crawl || !range.holds(site.value(i)) {
                     continue;
                 }
                 if table.site_key.is_empty() {

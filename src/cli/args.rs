@@ -140,6 +140,12 @@ pub struct ChangesArgs {
     #[arg(long)]
     pub json: bool,
 
+    /// Memory the step plans to hold, e.g. 256MiB, 4GiB: crawls whose sites and rule
+    /// lines need more are compared in passes over ranges of site names (each reads the
+    /// tables again; the table written is the same).
+    #[arg(long, value_name = "SIZE", default_value = "1GiB")]
+    pub memory_limit: String,
+
     /// No summary.
     #[arg(long, short)]
     pub quiet: bool,

@@ -207,7 +207,11 @@ pub fn sites(args: &SitesArgs) -> Exit {
 }
 
 pub fn changes(args: &ChangesArgs) -> Exit {
-    match crate::changes::run(&args.out, &args.from, &args.to) {
+    let options = match args.options() {
+        Ok(options) => options,
+        Err(message) => return fail(Exit::Usage, message),
+    };
+    match crate::changes::run(&options) {
         Ok((summary, path)) => {
             if args.json {
                 match serde_json::to_string(&summary) {

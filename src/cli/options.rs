@@ -7,7 +7,7 @@ use std::time::Duration;
 
 #[cfg(feature = "study")]
 use super::args::ReportArgs;
-use super::args::{AuditArgs, CheckArgs, RunArgs, SitesArgs};
+use super::args::{AuditArgs, ChangesArgs, CheckArgs, RunArgs, SitesArgs};
 use crate::check::CheckOptions;
 use crate::config::{parse_shard, ConfigError, InputsAsked, RunOptions};
 use crate::input::CsvOptions;
@@ -95,6 +95,17 @@ impl RunArgs {
                 host_column: self.csv_host_column.clone(),
             },
             zstd_window_log_max: self.zstd_window_log_max,
+        })
+    }
+}
+
+impl ChangesArgs {
+    pub fn options(&self) -> Result<crate::changes::Options, String> {
+        Ok(crate::changes::Options {
+            out: self.out.clone(),
+            from: self.from.clone(),
+            to: self.to.clone(),
+            memory_limit: memory_limit(&self.memory_limit)?,
         })
     }
 }

@@ -21,6 +21,7 @@ use parquet::arrow::arrow_reader::{
     RowFilter,
 };
 use parquet::arrow::ProjectionMask;
+use parquet::file::statistics::Statistics;
 
 /// Why a table could not be read.
 #[derive(Debug, thiserror::Error)]
@@ -78,6 +79,48 @@ pub fn batches(
     let file = open(path)?;
     let builder = ParquetRecordBatchReaderBuilder::try_new(file).map_err(parquet_err(path))?;
     reader(path, builder, columns)
+}
+
+/// The rows of the part file `path`, from its footer alone.
+pub fn file_rows(path: &Path) -> Result<usize, ReadError> {
+    let builder =
+        ParquetRecordBatchReaderBuilder::try_new(open(path)?).map_err(parquet_err(path))?;
+    Ok(usize::try_from(builder.metadata().file_metadata().num_rows()).unwrap_or(0))
+}
+
+/// A row group's minimum and maximum of a string column, when its statistics have them.
+pub type Bounds<'a> = Option<(&'a [u8], &'a [u8])>;
+
+/// [`batches`] of the row groups of `path` whose min/max statistics of the string
+/// column `key` `may_hold` a wanted value (called with the minimum and maximum, `None`
+/// when the row group has no statistics for it: then it is read). A table written in
+/// order of `key` is read a range at a time this way without decoding the rest.
+pub fn batches_where(
+    path: &Path,
+    columns: &[&str],
+    key: &str,
+    may_hold: impl Fn(Bounds<'_>) -> bool,
+) -> Result<impl Iterator<Item = Result<RecordBatch, ReadError>>, ReadError> {
+    let builder =
+        ParquetRecordBatchReaderBuilder::try_new(open(path)?).map_err(parquet_err(path))?;
+    let leaf = builder
+        .parquet_schema()
+        .columns()
+        .iter()
+        .position(|c| c.path().parts() == [key])
+        .ok_or_else(|| ReadError::column(path, key))?;
+    let groups: Vec<usize> = (0..builder.metadata().num_row_groups())
+        .filter(|&i| {
+            let stats = builder.metadata().row_group(i).column(leaf).statistics();
+            may_hold(match stats {
+                // Bounds even when truncated: a cut minimum is a prefix of the
+                // true one, a cut maximum is rounded up by the writer.
+                Some(Statistics::ByteArray(s)) => s.min_bytes_opt().zip(s.max_bytes_opt()),
+                _ => None,
+            })
+        })
+        .collect();
+    reader(path, builder.with_row_groups(groups), columns)
 }
 
 /// One row group of a part file, its footer read once for the whole file: the unit
@@ -542,5 +585,60 @@ mod tests {
             assert!(!sorted.contains(&other));
         }
         assert!(SortedIds::new(Vec::new()).position(&[7; 16]).is_none());
+    }
+
+    #[test]
+    fn batches_where_skips_the_row_groups_whose_statistics_rule_them_out() {
+        use parquet::file::properties::{EnabledStatistics, WriterProperties};
+        let dir = std::env::temp_dir().join(format!("rc-read-where-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("mkdir");
+        // Six sorted names in row groups of two: [a, b], [c, d], [e, f].
+        let names = ["a", "b", "c", "d", "e", "f"];
+        let batch = RecordBatch::try_from_iter([(
+            "site",
+            Arc::new(StringArray::from(names.to_vec())) as arrow_array::ArrayRef,
+        )])
+        .expect("batch");
+        let read = |path: &Path, may_hold: &dyn Fn(Bounds<'_>) -> bool| {
+            let mut got = Vec::new();
+            for b in batches_where(path, &["site"], "site", may_hold).expect("open") {
+                let b = b.expect("batch");
+                let col = b.column(0).as_string::<i32>();
+                got.extend((0..b.num_rows()).map(|i| col.value(i).to_owned()));
+            }
+            got
+        };
+        for (file, statistics) in [
+            ("stats", EnabledStatistics::Chunk),
+            ("none", EnabledStatistics::None),
+        ] {
+            let path = dir.join(format!("{file}.parquet"));
+            let props = WriterProperties::builder()
+                .set_max_row_group_row_count(Some(2))
+                .set_statistics_enabled(statistics)
+                .build();
+            let mut writer = ArrowWriter::try_new(
+                File::create(&path).expect("create"),
+                batch.schema(),
+                Some(props),
+            )
+            .expect("writer");
+            writer.write(&batch).expect("write");
+            writer.close().expect("close");
+            let from_c =
+                |b: Option<(&[u8], &[u8])>| b.is_none_or(|(_, max)| max >= b"c".as_slice());
+            let got = read(&path, &from_c);
+            if statistics == EnabledStatistics::None {
+                assert_eq!(got, names, "no statistics: every row group is read");
+            } else {
+                assert_eq!(got, ["c", "d", "e", "f"], "the first row group is skipped");
+                assert!(read(&path, &|_| false).is_empty());
+            }
+        }
+        assert!(matches!(
+            batches_where(&dir.join("stats.parquet"), &["site"], "host", |_| true).err(),
+            Some(ReadError::Column { .. })
+        ));
+        std::fs::remove_dir_all(&dir).expect("clean up");
     }
 }

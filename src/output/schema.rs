@@ -239,6 +239,11 @@ pub enum Layout {
     /// Mostly distinct strings (URLs, hashes, rule values): plain pages, no
     /// statistics. A dictionary would overflow and fall back to plain anyway.
     Distinct,
+    /// The mostly distinct string a step's table is written in order of (`sites.site`,
+    /// `changes.site`): plain pages with min/max, so a reader of a range of names (the
+    /// `changes` step's passes, a `WHERE site = ...` in DuckDB) skips the row groups
+    /// outside it.
+    Sorted,
 }
 
 impl Layout {
@@ -247,7 +252,7 @@ impl Layout {
     }
 
     pub fn statistics(self) -> bool {
-        matches!(self, Layout::Number | Layout::PerFile)
+        matches!(self, Layout::Number | Layout::PerFile | Layout::Sorted)
     }
 }
 
@@ -279,6 +284,13 @@ impl Column {
     }
 
     /// The same column, laid out as one value per part file.
+    pub const fn sorted(self) -> Column {
+        Column {
+            layout: Layout::Sorted,
+            ..self
+        }
+    }
+
     pub const fn per_file(self) -> Column {
         Column {
             layout: Layout::PerFile,

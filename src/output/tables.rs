@@ -25,7 +25,7 @@ macro_rules! builder_of {
     (TimestampUtc) => { UtcTimestampBuilder };
 }
 
-/// Declares one table: `name: Kind required|nullable [distinct|per_file] => "doc",`
+/// Declares one table: `name: Kind required|nullable [distinct|sorted|per_file] => "doc",`
 /// per column, in schema order. Generates `pub const LIST: &[Column]` (followed by
 /// the `+ TAIL` column when given, which has no builder) and `pub struct Name` with a
 /// `pub` builder per column (`Default`) and `finish()`, the arrays in schema order.
@@ -235,7 +235,7 @@ table! {
 table! {
     /// Builders of the `sites` columns.
     pub struct Sites => pub const SITES {
-        site: Utf8 required distinct => "The site: the host name, the host name without a leading www., or the registrable domain (see site_key).",
+        site: Utf8 required sorted => "The site: the host name, the host name without a leading www., or the registrable domain (see site_key).",
         agent: Utf8 required => "Crawler product token (as in the agents table).",
         status_class: Utf8 required => "Common Crawl's eight classes: No robots.txt capture, HTTP forbidden, HTTP defer visits, HTTP allow all, HTTP redirect not resolved, MIME not a robots.txt, Robots.txt no rules, Robots.txt with rules.",
         google_class: Utf8 nullable => "full, partial or none: agents.probe_class of the deciding capture when it is a success; else what its status means under status_semantics (allow all and unresolved redirects: none; forbidden, defer visits: full); null without a capture.",
@@ -269,7 +269,7 @@ table! {
 table! {
     /// Builders of the `changes` columns.
     pub struct Changes => pub const CHANGES {
-        site: Utf8 required distinct => "The site (sites.site; both crawls' tables must use the same site_key).",
+        site: Utf8 required sorted => "The site (sites.site; both crawls' tables must use the same site_key).",
         change: Utf8 required => "site_appeared, site_disappeared, status_class, block, rule_added, rule_removed, sitemap_added or sitemap_removed.",
         agent: Utf8 nullable => "block: the crawler (sites.agent); rule_added/rule_removed: the group's product token (groups.product_tokens, '*' for the global group); null otherwise.",
         directive: Utf8 nullable => "rule_added/rule_removed: allow or disallow; null otherwise.",

@@ -88,6 +88,7 @@ fn changes_and_query_match_independent_expectations_and_each_other() {
             assert_eq!(h["to_crawl"], to);
             kinds.insert(h["change"].as_str().unwrap_or_default().to_owned());
         }
+        in_passes_the_same(&out, (from, to), &dir.join("part-0.parquet"), &summary);
     }
     // Every kind of change occurs in the corpus.
     assert_eq!(
@@ -132,6 +133,66 @@ fn changes_and_query_match_independent_expectations_and_each_other() {
         }
     }
     assert_eq!(Value::from(from_command), have["rows"]);
+}
+
+/// `changes --memory-limit` small enough for passes writes the bytes one pass wrote
+/// (`part`, read before) and prints the same summary (`summary`), whatever the passes.
+fn in_passes_the_same(
+    out: &std::path::Path,
+    (from, to): (&str, &str),
+    part: &std::path::Path,
+    summary: &Value,
+) {
+    let one_pass = std::fs::read(part).expect("one pass's part");
+    let mut passes_seen = Vec::new();
+    for limit in ["3KiB", "12KiB"] {
+        let changes = |json: bool| {
+            let output = bin()
+                .args([
+                    "changes",
+                    "--from",
+                    from,
+                    "--to",
+                    to,
+                    "--memory-limit",
+                    limit,
+                ])
+                .args(json.then_some("--json"))
+                .arg(out)
+                .output()
+                .expect("run robots-census changes");
+            let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+            assert_eq!(
+                output.status.code(),
+                Some(0),
+                "{stdout}{}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+            stdout
+        };
+        let json: Value = serde_json::from_str(&changes(true)).expect("summary JSON");
+        assert_eq!(&json, summary, "{from} -> {to} at {limit}: summary");
+        assert!(
+            std::fs::read(part).expect("part") == one_pass,
+            "{from} -> {to} at {limit}: the same bytes as one pass"
+        );
+        let text = changes(false);
+        let passes: usize = text
+            .lines()
+            .find_map(|l| {
+                l.strip_prefix("compared in ")?
+                    .strip_suffix(" passes (--memory-limit)")?
+                    .parse()
+                    .ok()
+            })
+            .unwrap_or_else(|| panic!("{from} -> {to} at {limit}: no passes line in {text}"));
+        passes_seen.push(passes);
+    }
+    // The small limit takes more passes than the larger one, and both more than one.
+    assert!(
+        passes_seen[0] > passes_seen[1] && passes_seen[1] >= 2,
+        "{from} -> {to}: passes {passes_seen:?}"
+    );
 }
 
 #[test]
@@ -185,6 +246,20 @@ fn changes_usage_errors_exit_2() {
         .output()
         .expect("run");
     assert_eq!(same.status.code(), Some(2));
+    let bad_limit = bin()
+        .args([
+            "changes",
+            "--from",
+            "CC-MAIN-2023-50",
+            "--to",
+            "CC-MAIN-2024-10",
+        ])
+        .args(["--memory-limit", "lots"])
+        .arg(&out)
+        .output()
+        .expect("run");
+    assert_eq!(bad_limit.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad_limit.stderr).contains("--memory-limit \"lots\""));
     assert!(!out.join("changes").exists(), "nothing written on errors");
 }
 
