@@ -55,7 +55,8 @@ pub enum ChangesError {
 }
 
 /// What a comparison was asked for: the dataset, the two crawls, and the memory it may
-/// plan to hold (`--memory-limit`, see [`passes`]).
+/// plan to hold (`--memory-limit`: a larger comparison runs in passes over ranges of
+/// site names).
 #[derive(Debug, Clone)]
 pub struct Options {
     pub out: PathBuf,
