@@ -225,6 +225,13 @@ pub const CHANGES_BYTES_PER_RULES_ROW: usize = 128;
 /// twice this, the limit is halved for the passes instead, and the step holds about this.
 pub const CHANGES_RESERVE: usize = 64 << 20;
 
+/// What the sites step holds whatever its passes when it decides a crawl in several
+/// (the program, the batch being built and the one being written, the open row group of
+/// the sites file, read buffers): each pass plans with `--memory-limit` less this and
+/// the crawl's redirect graph. Measured: see BENCHMARKS.md, "The sites step within its
+/// limit".
+pub const SITES_RESERVE: usize = 64 << 20;
+
 /// Site names sampled per pass to place the passes' name boundaries (more: passes of
 /// more even sizes, a larger sample held while planning).
 pub const SITES_SAMPLE_PER_PASS: usize = 256;

@@ -280,6 +280,10 @@ fn one_crawl(
         pending: None,
     };
     for pass in plan.passes() {
+        // What the planning scan or the pass before freed goes back first.
+        if plan.len() > 1 {
+            passes::release_freed_memory();
+        }
         let mut captures = read::read_crawl(
             files,
             crawl,
@@ -290,6 +294,10 @@ fn one_crawl(
         decide::latest_per_url(&mut captures);
         let sites = decide::sites(&captures, options.semantics);
         drop(captures);
+        // The captures are the pass's largest allocation: gone before the rows are built.
+        if plan.len() > 1 {
+            passes::release_freed_memory();
+        }
         let ends: Vec<DocId> = sites.iter().map(|s| s.end.doc_id).collect();
         let mut shown = ends.clone();
         shown.extend(sites.iter().map(|s| s.start));

@@ -21,7 +21,9 @@ use std::path::PathBuf;
 
 use super::read::{self, Capture, UrlKey};
 use super::{SiteKey, SitesError};
-use crate::limits::{MAX_REDIRECT_HOPS, SITES_BYTES_PER_CAPTURE, SITES_SAMPLE_PER_PASS};
+use crate::limits::{
+    MAX_REDIRECT_HOPS, SITES_BYTES_PER_CAPTURE, SITES_RESERVE, SITES_SAMPLE_PER_PASS,
+};
 
 /// How one crawl is decided: the name boundaries between passes, and the crawl's
 /// redirects (none to follow when there is one pass, which keeps every capture).
@@ -64,6 +66,11 @@ impl Redirects {
         if let Some(site) = site {
             self.starts.push((site, short(location)));
         }
+    }
+
+    /// The bytes the graph holds.
+    pub fn bytes(&self) -> usize {
+        (self.edges.capacity() + self.starts.capacity()) * std::mem::size_of::<(u64, u64)>()
     }
 
     /// Sorted for lookups, each edge once.
@@ -171,19 +178,23 @@ impl Plan {
         key: SiteKey,
         memory_limit: usize,
     ) -> Result<Plan, SitesError> {
-        let passes = count(rows, memory_limit);
-        if passes == 1 {
+        // One pass holds no redirect graph and no reserve is taken from it: measured,
+        // a crawl planned at the whole limit peaks at about 60% of it (BENCHMARKS.md).
+        if count(rows, memory_limit) == 1 {
             return Ok(Plan::one());
         }
+        let planned = count(rows, pass_budget(memory_limit, 0));
         // About SITES_SAMPLE_PER_PASS names per pass, a crawl holding about a site per
         // two captures; the same names whatever the threads (a hash, not a position).
-        let every = (rows / 2 / (passes * SITES_SAMPLE_PER_PASS)).max(1) as u64;
+        let every = (rows / 2 / (planned * SITES_SAMPLE_PER_PASS)).max(1) as u64;
         let sampled = |site: &str| {
             let mut h = std::collections::hash_map::DefaultHasher::new();
             site.hash(&mut h);
             h.finish() % every == 0
         };
         let (redirects, mut sample) = read::scan_crawl(files, crawl, key, sampled)?;
+        // The redirect graph is held through every pass: the passes share what is left.
+        let passes = count(rows, pass_budget(memory_limit, redirects.bytes()));
         sample.sort_unstable();
         sample.dedup();
         let mut bounds: Vec<Box<str>> = (1..passes)
@@ -224,11 +235,34 @@ impl Plan {
     }
 }
 
-/// The passes a crawl of `rows` documents rows needs under `memory_limit` bytes (at
+/// Hands the memory a pass freed back to the system. glibc keeps freed memory in the
+/// arena of the thread that allocated it (each rayon worker has its own), so the next
+/// pass, allocating from other threads, would add to the process's size instead: 10M
+/// captures in 20 passes at `--memory-limit 256MiB` peaked at 365 MiB untrimmed, at
+/// 227 MiB with glibc trimming on every free (`MALLOC_TRIM_THRESHOLD_=0`). Once per
+/// pass costs nothing measurable; on other C libraries this does nothing.
+pub fn release_freed_memory() {
+    // SAFETY: malloc_trim takes no pointer; it walks glibc's own arenas under their locks.
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
+/// What each pass of a crawl decided in several may hold of `memory_limit`: the limit
+/// less [`SITES_RESERVE`] and the `held` bytes kept through every pass (the redirect
+/// graph), at least a quarter of the limit (so that tiny limits still mean passes).
+pub fn pass_budget(memory_limit: usize, held: usize) -> usize {
+    memory_limit
+        .saturating_sub(SITES_RESERVE.saturating_add(held))
+        .max(memory_limit / 4)
+}
+
+/// The passes a crawl of `rows` documents rows needs at `budget` bytes a pass (at
 /// most one per row).
-pub fn count(rows: usize, memory_limit: usize) -> usize {
+pub fn count(rows: usize, budget: usize) -> usize {
     rows.saturating_mul(SITES_BYTES_PER_CAPTURE)
-        .div_ceil(memory_limit.max(1))
+        .div_ceil(budget.max(1))
         .clamp(1, rows.max(1))
 }
 
@@ -365,5 +399,10 @@ mod tests {
         assert_eq!(count(2_097_153, 1 << 30), 2);
         assert_eq!(count(10_000_000, 256 << 20), 20);
         assert_eq!(count(5, 0), 5);
+        // Several passes share the limit less the reserve and what they all hold.
+        assert_eq!(pass_budget(256 << 20, 32 << 20), 160 << 20);
+        assert_eq!(pass_budget(256 << 20, 0), 192 << 20);
+        assert_eq!(pass_budget(96 << 20, 0), 32 << 20, "at least a quarter");
+        assert_eq!(pass_budget(2048, 0), 512);
     }
 }
