@@ -22,6 +22,7 @@ use crate::limits::{
     SITES_SAMPLE_PER_PASS,
 };
 use crate::output::read::Bounds;
+use crate::sites::passes::{boundaries, name_ranges};
 
 /// The site names `[from, to)` one pass compares (`None`: no bound on that side).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -83,22 +84,14 @@ impl Plan {
         for side in sides {
             read::sample_sites(side.files, side.crawl, every, &mut sample)?;
         }
-        sample.sort_unstable();
-        sample.dedup();
-        let mut bounds: Vec<Box<str>> = (1..passes)
-            .filter_map(|k| sample.get(k * sample.len() / passes).cloned())
-            .collect();
-        bounds.dedup();
-        Ok(Plan { bounds })
+        Ok(Plan {
+            bounds: boundaries(sample, passes),
+        })
     }
 
     /// The ranges, in name order, covering every name once.
     pub fn ranges(&self) -> impl Iterator<Item = Range<'_>> {
-        let edges = || self.bounds.iter().map(|b| Some(&**b));
-        std::iter::once(None)
-            .chain(edges())
-            .zip(edges().chain(std::iter::once(None)))
-            .map(|(from, to)| Range { from, to })
+        name_ranges(&self.bounds).map(|(from, to)| Range { from, to })
     }
 
     /// How many passes there are.

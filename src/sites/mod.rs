@@ -17,7 +17,7 @@
 mod agents;
 mod decide;
 mod key;
-mod passes;
+pub(crate) mod passes;
 mod ranks;
 pub(crate) mod read;
 pub(crate) mod write;

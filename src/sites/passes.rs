@@ -192,32 +192,22 @@ impl Plan {
             site.hash(&mut h);
             h.finish() % every == 0
         };
-        let (redirects, mut sample) = read::scan_crawl(files, crawl, key, sampled)?;
+        let (redirects, sample) = read::scan_crawl(files, crawl, key, sampled)?;
         // The redirect graph is held through every pass: the passes share what is left.
         let passes = count(rows, pass_budget(memory_limit, redirects.bytes()));
-        sample.sort_unstable();
-        sample.dedup();
-        let mut bounds: Vec<Box<str>> = (1..passes)
-            .filter_map(|k| sample.get(k * sample.len() / passes).cloned())
-            .collect();
-        bounds.dedup();
         Ok(Plan {
-            bounds,
+            bounds: boundaries(sample, passes),
             redirects: Some(redirects),
         })
     }
 
     /// The passes, in name order.
     pub fn passes(&self) -> impl Iterator<Item = Pass<'_>> {
-        let edges = || self.bounds.iter().map(|b| Some(&**b));
-        std::iter::once(None)
-            .chain(edges())
-            .zip(edges().chain(std::iter::once(None)))
-            .map(move |(from, to)| Pass {
-                from,
-                to,
-                targets: self.redirects.as_ref().map(|r| r.reached(from, to)),
-            })
+        name_ranges(&self.bounds).map(move |(from, to)| Pass {
+            from,
+            to,
+            targets: self.redirects.as_ref().map(|r| r.reached(from, to)),
+        })
     }
 
     /// How many passes there are.
@@ -233,6 +223,28 @@ impl Plan {
             Some(targets) => rows / self.len() + rows / (4 * self.len()) + targets.len(),
         }
     }
+}
+
+/// The names that split a `sample` of names (in any order, repeats allowed) into
+/// `passes` ranges of about as many names each; fewer when the sample has fewer names.
+/// Shared with the `changes` step's passes.
+pub fn boundaries(mut sample: Vec<Box<str>>, passes: usize) -> Vec<Box<str>> {
+    sample.sort_unstable();
+    sample.dedup();
+    let mut bounds: Vec<Box<str>> = (1..passes)
+        .filter_map(|k| sample.get(k * sample.len() / passes).cloned())
+        .collect();
+    bounds.dedup();
+    bounds
+}
+
+/// The ranges `[from, to)` that `bounds` (sorted) cut the names into, in name order: the
+/// first with no start, the last with no end, every name in exactly one.
+pub fn name_ranges(bounds: &[Box<str>]) -> impl Iterator<Item = (Option<&str>, Option<&str>)> + '_ {
+    let edges = || bounds.iter().map(|b| Some(&**b));
+    std::iter::once(None)
+        .chain(edges())
+        .zip(edges().chain(std::iter::once(None)))
 }
 
 /// Hands the memory a pass freed back to the system. glibc keeps freed memory in the
