@@ -102,16 +102,14 @@ fn compare_into(
         to_crawl: to.to_owned(),
         ..Summary::default()
     };
-    let mut agents = [BTreeSet::new(), BTreeSet::new()];
+    let (mut agents, mut seen) = ([BTreeSet::new(), BTreeSet::new()], [None, None]);
     for range in plan.ranges() {
         let x = read::read_sites(a.files, from, range)?;
         let y = read::read_sites(b.files, to, range)?;
-        // A pass may hold one crawl's sites and none of the other's: the options are
-        // checked against the first of each crawl met.
         for (agents, t) in agents.iter_mut().zip([&x, &y]) {
             agents.extend(t.agents.iter().cloned());
         }
-        check_options(&mut total, &x, &y)?;
+        check_options(&mut total, &mut seen, [&x, &y])?;
         total.add(compare_sites(out, &x, &y, sink)?);
     }
     let [in_a, in_b] = agents;
@@ -121,33 +119,36 @@ fn compare_into(
 }
 
 /// Both crawls' sites tables must have been made with the same site key and status
-/// semantics; `total` takes them from the first pass that has rows of each crawl.
+/// semantics. A pass may hold one crawl's sites and none of the other's, so each
+/// crawl's options are those of its first rows met (`seen`, from then first), and the
+/// summary takes them once both are known.
 fn check_options(
     total: &mut Summary,
-    a: &read::CrawlSites,
-    b: &read::CrawlSites,
+    seen: &mut [Option<(String, String)>; 2],
+    sides: [&read::CrawlSites; 2],
 ) -> Result<(), ChangesError> {
-    let options =
-        |key: &str, semantics: &str| format!("--site-key {key} --status-semantics {semantics}");
-    for t in [a, b] {
-        if total.site_key.is_empty() && !t.site_key.is_empty() {
-            total.site_key = t.site_key.clone();
-            total.status_semantics = t.semantics.clone();
+    for (seen, t) in seen.iter_mut().zip(sides) {
+        if seen.is_none() && !t.site_key.is_empty() {
+            *seen = Some((t.site_key.clone(), t.semantics.clone()));
         }
     }
-    for t in [a, b] {
-        if !t.site_key.is_empty()
-            && (&t.site_key, &t.semantics) != (&total.site_key, &total.status_semantics)
-        {
-            return Err(ChangesError::MixedOptions {
-                from: total.from_crawl.clone(),
-                to: total.to_crawl.clone(),
-                a: options(&total.site_key, &total.status_semantics),
-                b: options(&t.site_key, &t.semantics),
-            });
+    let options = |(key, semantics): &(String, String)| {
+        format!("--site-key {key} --status-semantics {semantics}")
+    };
+    match seen {
+        [Some(a), Some(b)] if a != b => Err(ChangesError::MixedOptions {
+            from: total.from_crawl.clone(),
+            to: total.to_crawl.clone(),
+            a: options(a),
+            b: options(b),
+        }),
+        [Some((key, semantics)), _] | [None, Some((key, semantics))] => {
+            total.site_key.clone_from(key);
+            total.status_semantics.clone_from(semantics);
+            Ok(())
         }
+        [None, None] => Ok(()),
     }
-    Ok(())
 }
 
 /// The crawls of the sites table and their part files.
@@ -223,4 +224,49 @@ pub fn run(options: &Options) -> Result<(Summary, PathBuf), ChangesError> {
 /// sort by time).
 pub fn crawls(out: &Path) -> Result<Vec<String>, ChangesError> {
     Ok(open(out)?.1.into_keys().collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn crawl(site_key: &str, semantics: &str) -> read::CrawlSites {
+        read::CrawlSites {
+            site_key: site_key.to_owned(),
+            semantics: semantics.to_owned(),
+            ..read::CrawlSites::default()
+        }
+    }
+
+    #[test]
+    fn options_are_each_crawls_first_met_and_must_agree() {
+        let mut total = Summary {
+            from_crawl: "A".into(),
+            to_crawl: "B".into(),
+            ..Summary::default()
+        };
+        let mut seen = [None, None];
+        let none = crawl("", "");
+        // A first pass with sites of B alone: B's options, nothing to compare yet.
+        check_options(&mut total, &mut seen, [&none, &crawl("host", "rfc9309")]).expect("ok");
+        assert_eq!(
+            (total.site_key.as_str(), total.status_semantics.as_str()),
+            ("host", "rfc9309")
+        );
+        check_options(&mut total, &mut seen, [&crawl("host", "rfc9309"), &none]).expect("same");
+        // A's rows met later, made otherwise: named per crawl, A's first.
+        let mut seen = [None, Some(("host".to_owned(), "rfc9309".to_owned()))];
+        let err = check_options(
+            &mut total,
+            &mut seen,
+            [&crawl("registrable-domain", "rfc9309"), &none],
+        )
+        .expect_err("mixed");
+        let message = err.to_string();
+        assert!(
+            message.starts_with("the sites table of A was made with --site-key registrable-domain")
+                && message.contains("that of B with --site-key host"),
+            "{message}"
+        );
+    }
 }
