@@ -252,8 +252,8 @@ pub fn name_ranges(bounds: &[Box<str>]) -> impl Iterator<Item = (Option<&str>, O
 /// pass, allocating from other threads, would add to the process's size instead: 10M
 /// captures in 20 passes at `--memory-limit 256MiB` peaked at 365 MiB untrimmed, at
 /// 227 MiB with glibc trimming on every free (`MALLOC_TRIM_THRESHOLD_=0`). Called twice
-/// a pass; one run each, noisy: 178.0 s trimmed against 169.2 s untrimmed at 20 passes.
-/// On other C libraries this does nothing.
+/// a pass. Its cost, one noisy run each at 20 passes: 178.0 s with a trim before each
+/// pass against 169.2 s without. On other C libraries this does nothing.
 pub fn release_freed_memory() {
     // SAFETY: malloc_trim takes no pointer; it walks glibc's own arenas under their locks.
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
