@@ -65,37 +65,21 @@ pub struct Options {
     pub memory_limit: usize,
 }
 
-/// Compares crawl `from` with crawl `to` of `<out>/sites/` (reading `groups`, `rules`
-/// and `sitemaps` for the rule lines and sitemaps), handing each change to `sink`, in
-/// as many passes over ranges of site names as `memory_limit` asks for.
+/// Compares crawl `from` (its sites table `a`) with crawl `to` (`b`) of `<out>/sites/`
+/// (reading `groups`, `rules` and `sitemaps` for the rule lines and sitemaps), handing
+/// each change to `sink`, in as many passes over ranges of site names as
+/// `memory_limit` asks for.
 fn compare_into(
     options: &Options,
-    crawls: &SitesCrawls,
+    (a, b): (&read::SitesCrawl, &read::SitesCrawl),
     sink: &mut diff::Sink<'_>,
 ) -> Result<Summary, ChangesError> {
     let out = options.out.as_path();
-    let side = |crawl: &str| {
-        crawls.get(crawl).ok_or_else(|| ChangesError::UnknownCrawl {
-            crawl: crawl.to_owned(),
-            have: crawls.keys().cloned().collect::<Vec<_>>().join(", "),
-        })
-    };
     let (from, to) = (options.from.as_str(), options.to.as_str());
-    // Both looked up before anything is read: a wrong name costs no reading.
-    let (a, b) = (side(from)?, side(to)?);
-    if from == to {
-        return Err(ChangesError::SameCrawl(from.to_owned()));
-    }
-    let sides = [(from, a), (to, b)].map(|(crawl, c)| {
-        Ok::<_, ChangesError>(passes::Side {
-            crawl,
-            files: &c.files,
-            sites_rows: c.rows,
-            line_rows: read::line_rows(out, crawl)?,
-        })
-    });
-    let [a, b] = sides;
-    let (a, b) = (a?, b?);
+    let (a, b) = (
+        passes::Side::new(out, from, a)?,
+        passes::Side::new(out, to, b)?,
+    );
     let plan = passes::Plan::new([&a, &b], options.memory_limit)?;
     let mut total = Summary {
         from_crawl: from.to_owned(),
@@ -193,19 +177,19 @@ pub fn run(options: &Options) -> Result<(Summary, PathBuf), ChangesError> {
     );
     // Validated (and the crawls found) before the file is created: errors write nothing.
     let (catalog, crawls) = open(out)?;
-    for crawl in [from, to] {
-        if !crawls.contains_key(crawl) {
-            return Err(ChangesError::UnknownCrawl {
-                crawl: crawl.to_owned(),
-                have: crawls.keys().cloned().collect::<Vec<_>>().join(", "),
-            });
-        }
-    }
+    let side = |crawl: &str| {
+        crawls.get(crawl).ok_or_else(|| ChangesError::UnknownCrawl {
+            crawl: crawl.to_owned(),
+            have: crawls.keys().cloned().collect::<Vec<_>>().join(", "),
+        })
+    };
+    // Both looked up before anything is read: a wrong name costs no reading.
+    let sides = (side(from)?, side(to)?);
     if from == to {
         return Err(ChangesError::SameCrawl(from.to_owned()));
     }
     let mut writer = write::ChangesWriter::create(out, from, to, &catalog.state)?;
-    match compare_into(options, &crawls, &mut |c| writer.push(c)) {
+    match compare_into(options, sides, &mut |c| writer.push(c)) {
         Ok(summary) => {
             let path = writer.commit()?;
             crate::output::views::write(&crate::output::OutTarget::Local(out.to_owned()))

@@ -13,7 +13,7 @@
 //! Every pass reads the `groups`, `rules` and `sitemaps` rows of both crawls again: the
 //! time the memory bound costs.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::read;
 use super::ChangesError;
@@ -62,6 +62,22 @@ pub struct Side<'a> {
     pub files: &'a [PathBuf],
     pub sites_rows: usize,
     pub line_rows: usize,
+}
+
+impl<'a> Side<'a> {
+    /// The side of `crawl` of the dataset `out`, whose sites table is `sites`.
+    pub fn new(
+        out: &Path,
+        crawl: &'a str,
+        sites: &'a read::SitesCrawl,
+    ) -> Result<Side<'a>, ChangesError> {
+        Ok(Side {
+            crawl,
+            files: &sites.files,
+            sites_rows: sites.rows,
+            line_rows: read::line_rows(out, crawl)?,
+        })
+    }
 }
 
 /// The name boundaries between the passes of one comparison.

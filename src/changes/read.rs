@@ -108,32 +108,11 @@ pub fn sites_crawls(
         Entry::Stale(why) => return Err(ChangesError::Stale(why.clone())),
         _ => return Err(ChangesError::NoSites(out.to_owned())),
     };
-    let mut crawls: BTreeMap<String, SitesCrawl> = BTreeMap::new();
-    for path in files {
-        let mut found: BTreeMap<String, usize> = BTreeMap::new();
-        for batch in batches(&path, &["crawl"])? {
-            let batch = batch?;
-            let c = Columns {
-                batch: &batch,
-                path: &path,
-            };
-            let crawl = c.str("crawl")?;
-            for i in 0..batch.num_rows() {
-                match found.get_mut(crawl.value(i)) {
-                    Some(n) => *n += 1,
-                    None => {
-                        found.insert(crawl.value(i).to_owned(), 1);
-                    }
-                }
-            }
-        }
-        for (crawl, rows) in found {
-            let entry = crawls.entry(crawl).or_default();
-            entry.files.push(path.clone());
-            entry.rows += rows;
-        }
-    }
-    Ok(crawls)
+    // Rows per crawl per part file, as the sites step counts the documents table's.
+    Ok(crate::sites::read::crawls(&files)?
+        .into_iter()
+        .map(|(crawl, (files, rows))| (crawl, SitesCrawl { files, rows }))
+        .collect())
 }
 
 /// The rows of `crawl` in the tables its rule lines and sitemaps are read from (from

@@ -625,8 +625,7 @@ mod tests {
             .expect("writer");
             writer.write(&batch).expect("write");
             writer.close().expect("close");
-            let from_c =
-                |b: Option<(&[u8], &[u8])>| b.is_none_or(|(_, max)| max >= b"c".as_slice());
+            let from_c = |b: Bounds<'_>| b.is_none_or(|(_, max)| max >= b"c".as_slice());
             let got = read(&path, &from_c);
             if statistics == EnabledStatistics::None {
                 assert_eq!(got, names, "no statistics: every row group is read");

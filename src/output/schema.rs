@@ -283,7 +283,7 @@ impl Column {
         }
     }
 
-    /// The same column, laid out as one value per part file.
+    /// The same column, laid out as the string its table is written in order of.
     pub const fn sorted(self) -> Column {
         Column {
             layout: Layout::Sorted,
@@ -291,6 +291,7 @@ impl Column {
         }
     }
 
+    /// The same column, laid out as one value per part file.
     pub const fn per_file(self) -> Column {
         Column {
             layout: Layout::PerFile,

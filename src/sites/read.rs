@@ -143,8 +143,9 @@ pub(crate) fn opt(a: &arrow_array::StringArray, i: usize) -> Option<&str> {
     a.is_valid(i).then(|| a.value(i))
 }
 
-/// The crawls of the documents table, each with the part files that hold it and
-/// its number of rows (so its captures are read into a vector of the right size).
+/// The crawls of a table's part `files` (the documents table; the changes step's sites
+/// table), each with the part files that hold it and its number of rows in them (so its
+/// captures are read into a vector of the right size, or its passes planned).
 pub fn crawls(files: &[PathBuf]) -> Result<BTreeMap<String, (Vec<PathBuf>, usize)>, SitesError> {
     let mut crawls: BTreeMap<String, (Vec<PathBuf>, usize)> = BTreeMap::new();
     for path in files {
