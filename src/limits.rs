@@ -199,6 +199,11 @@ pub const READ_BATCH_ROWS: usize = 16 * 1024;
 /// Rows per written batch (and so the memory of the builders).
 pub const STEP_BATCH_ROWS: usize = 64 * 1024;
 
+/// The most string bytes a step's finished builder keeps room for: a batch of
+/// [`STEP_BATCH_ROWS`] URLs is a few MB, which a run's room (a task's batch) would
+/// make every batch grow again by doubling.
+pub const STEP_BUILDER_ROOM_BYTES: usize = 16 << 20;
+
 /// Redirect hops followed (RFC 9309 section 2.3.1.2: "at least five").
 pub const MAX_REDIRECT_HOPS: u32 = 5;
 

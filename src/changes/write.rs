@@ -10,6 +10,7 @@ use super::ChangesError;
 use crate::limits::STEP_BATCH_ROWS;
 use crate::output::catalog::DatasetState;
 use crate::output::dataset::partition_dir;
+use crate::output::schema::Room;
 use crate::output::Table;
 use crate::sites::write::TableFile;
 
@@ -69,7 +70,8 @@ impl ChangesWriter {
 
     fn flush(&mut self) -> Result<(), ChangesError> {
         self.rows = 0;
-        let batch = RecordBatch::try_new(Table::Changes.schema(), self.columns.finish())?;
+        let columns = self.columns.finish_within(Room::STEP);
+        let batch = RecordBatch::try_new(Table::Changes.schema(), columns)?;
         Ok(self.file.write(&batch)?)
     }
 

@@ -10,7 +10,9 @@ use arrow_array::builder::{
 use arrow_array::{Array, ArrayRef};
 use arrow_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
 
-use crate::limits::{BUILDER_ROOM_BYTES, BUILDER_ROOM_ROWS};
+use crate::limits::{
+    BUILDER_ROOM_BYTES, BUILDER_ROOM_ROWS, STEP_BATCH_ROWS, STEP_BUILDER_ROOM_BYTES,
+};
 
 /// The tables, in the order the pipeline writes them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -314,26 +316,52 @@ pub use super::tables::{
 };
 
 /// An Arrow builder that hands its column over as an array. It is left empty, with
-/// room for about as many values (and bytes) as it handed over, up to [`BUILDER_ROOM_ROWS`]
-/// and [`BUILDER_ROOM_BYTES`]: batches of one run are alike in size, so a reused builder
-/// does not grow by doubling (a copy at each step, and up to twice the memory held
-/// by every finished array) for each batch again.
+/// room for about as many values (and bytes) as it handed over, up to a [`Room`]:
+/// batches of one run are alike in size, so a reused builder does not grow by doubling
+/// (a copy at each step, and up to twice the memory held by every finished array) for
+/// each batch again.
 pub trait ColumnBuilder: Default {
-    fn finish_array(&mut self) -> ArrayRef;
+    fn finish_within(&mut self, room: Room) -> ArrayRef;
+
+    /// [`ColumnBuilder::finish_within`] the room of a run's batches.
+    fn finish_array(&mut self) -> ArrayRef {
+        self.finish_within(Room::RUN)
+    }
 }
 
-/// Room for `used` values or bytes next time: a quarter more, so a slightly larger
-/// batch does not double the buffer, capped at `max`.
-fn room(used: usize, max: usize) -> usize {
-    used.saturating_add(used / 4).min(max)
+/// The most values and string bytes a finished builder keeps room for.
+#[derive(Debug, Clone, Copy)]
+pub struct Room {
+    pub rows: usize,
+    pub bytes: usize,
+}
+
+impl Room {
+    /// A task's batches: [`BUILDER_ROOM_ROWS`], [`BUILDER_ROOM_BYTES`].
+    pub const RUN: Room = Room {
+        rows: BUILDER_ROOM_ROWS,
+        bytes: BUILDER_ROOM_BYTES,
+    };
+
+    /// A step's batches ([`STEP_BATCH_ROWS`] rows and the rows of a site or two more).
+    pub const STEP: Room = Room {
+        rows: 2 * STEP_BATCH_ROWS,
+        bytes: STEP_BUILDER_ROOM_BYTES,
+    };
+
+    /// Room for `used` values or bytes next time: a quarter more, so a slightly larger
+    /// batch does not double the buffer, capped at `max`.
+    fn next(used: usize, max: usize) -> usize {
+        used.saturating_add(used / 4).min(max)
+    }
 }
 
 macro_rules! primitive_builder {
     ($($builder:ty),*) => {
         $(impl ColumnBuilder for $builder {
-            fn finish_array(&mut self) -> ArrayRef {
+            fn finish_within(&mut self, room: Room) -> ArrayRef {
                 let array = self.finish();
-                *self = <$builder>::with_capacity(room(array.len(), BUILDER_ROOM_ROWS));
+                *self = <$builder>::with_capacity(Room::next(array.len(), room.rows));
                 Arc::new(array)
             }
         })*
@@ -343,18 +371,18 @@ macro_rules! primitive_builder {
 primitive_builder!(BooleanBuilder, Float64Builder, Int32Builder, Int64Builder);
 
 impl ColumnBuilder for StringBuilder {
-    fn finish_array(&mut self) -> ArrayRef {
+    fn finish_within(&mut self, room: Room) -> ArrayRef {
         let array = self.finish();
         *self = StringBuilder::with_capacity(
-            room(array.len(), BUILDER_ROOM_ROWS),
-            room(array.value_data().len(), BUILDER_ROOM_BYTES),
+            Room::next(array.len(), room.rows),
+            Room::next(array.value_data().len(), room.bytes),
         );
         Arc::new(array)
     }
 }
 
 impl ColumnBuilder for ListBuilder<StringBuilder> {
-    fn finish_array(&mut self) -> ArrayRef {
+    fn finish_within(&mut self, _room: Room) -> ArrayRef {
         // Lists are rare (one column, a few values per row): no room kept.
         Arc::new(self.finish())
     }
@@ -382,12 +410,20 @@ impl IdBuilder {
             None => self.0.append_null(),
         }
     }
+
+    /// `id`, or null, `n` times.
+    pub fn append_option_n(&mut self, id: Option<[u8; 16]>, n: usize) {
+        match id {
+            Some(id) => (0..n).for_each(|_| self.append_value(id)),
+            None => self.0.append_nulls(n),
+        }
+    }
 }
 
 impl ColumnBuilder for IdBuilder {
-    fn finish_array(&mut self) -> ArrayRef {
+    fn finish_within(&mut self, room: Room) -> ArrayRef {
         let array = self.0.finish();
-        self.0 = FixedSizeBinaryBuilder::with_capacity(room(array.len(), BUILDER_ROOM_ROWS), 16);
+        self.0 = FixedSizeBinaryBuilder::with_capacity(Room::next(array.len(), room.rows), 16);
         Arc::new(array)
     }
 }
@@ -403,9 +439,9 @@ impl UtcTimestampBuilder {
 }
 
 impl ColumnBuilder for UtcTimestampBuilder {
-    fn finish_array(&mut self) -> ArrayRef {
+    fn finish_within(&mut self, room: Room) -> ArrayRef {
         let array = self.0.finish();
-        self.0 = TimestampMicrosecondBuilder::with_capacity(room(array.len(), BUILDER_ROOM_ROWS));
+        self.0 = TimestampMicrosecondBuilder::with_capacity(Room::next(array.len(), room.rows));
         Arc::new(array.with_timezone("UTC"))
     }
 }

@@ -11,7 +11,7 @@ use arrow_array::builder::{
     BooleanBuilder, Float64Builder, Int32Builder, Int64Builder, ListBuilder, StringBuilder,
 };
 
-use super::schema::{Column, ColumnBuilder, IdBuilder, Kind, UtcTimestampBuilder};
+use super::schema::{Column, ColumnBuilder, IdBuilder, Kind, Room, UtcTimestampBuilder};
 
 /// The Arrow builder of a [`Kind`] (its `data_type`).
 macro_rules! builder_of {
@@ -50,9 +50,14 @@ macro_rules! table {
 
         impl $builders {
             /// The arrays in schema order (without the tail column); the builders are
-            /// left empty for the next batch.
+            /// left empty for the next batch, with the room of a run's batches.
             pub fn finish(&mut self) -> Vec<ArrayRef> {
-                vec![ $( ColumnBuilder::finish_array(&mut self.$name), )* ]
+                self.finish_within(Room::RUN)
+            }
+
+            /// [`Self::finish`], the builders keeping up to `room` for the next batch.
+            pub fn finish_within(&mut self, room: Room) -> Vec<ArrayRef> {
+                vec![ $( ColumnBuilder::finish_within(&mut self.$name, room), )* ]
             }
         }
     };

@@ -14,6 +14,8 @@
 
 use std::cmp::Reverse;
 
+use rayon::prelude::*;
+
 use super::read::{Capture, DocId, UrlKey};
 use crate::census::site_classes::{Fetch, StatusSemantics};
 use crate::limits::MAX_REDIRECT_HOPS;
@@ -53,8 +55,11 @@ pub struct Ending {
 }
 
 /// Keeps the latest capture of each URL, sorted by URL key (for lookups).
+///
+/// The sorts here are rayon's: their keys are total (doc ids are unique), so the order,
+/// and every row after it, is the same on any number of threads.
 pub fn latest_per_url(captures: &mut Vec<Capture>) {
-    captures.sort_unstable_by_key(|c| (c.url_key, Reverse(c.fetch_time), Reverse(c.doc_id)));
+    captures.par_sort_unstable_by_key(|c| (c.url_key, Reverse(c.fetch_time), Reverse(c.doc_id)));
     captures.dedup_by_key(|c| c.url_key);
 }
 
@@ -104,7 +109,7 @@ pub fn sites(captures: &[Capture], semantics: StatusSemantics) -> Vec<Site> {
         .enumerate()
         .filter_map(|(i, c)| c.site.as_deref().map(|s| (s, i)))
         .collect();
-    starts.sort_unstable();
+    starts.par_sort_unstable();
     let rank = |chain: &Chain| {
         let (start, end) = (&captures[chain.start], &captures[chain.end]);
         let mime_first = chain.fetch == Fetch::Success && !end.mime_ok;
@@ -113,12 +118,13 @@ pub fn sites(captures: &[Capture], semantics: StatusSemantics) -> Vec<Site> {
         let shortest = (chain.hops, Reverse(start.fetch_time), Reverse(start.doc_id));
         (chain.fetch, mime_first, latest, shortest)
     };
-    let mut sites = Vec::new();
-    for group in starts.chunk_by(|a, b| a.0 == b.0) {
-        let chains = group.iter().map(|&(_, i)| follow(captures, i, semantics));
-        if let Some(best) = chains.min_by_key(rank) {
+    starts
+        .par_chunk_by(|a, b| a.0 == b.0)
+        .filter_map(|group| {
+            let chains = group.iter().map(|&(_, i)| follow(captures, i, semantics));
+            let best = chains.min_by_key(rank)?;
             let end = &captures[best.end];
-            sites.push(Site {
+            Some(Site {
                 name: group[0].0.to_owned(),
                 captures: u32::try_from(group.len()).unwrap_or(u32::MAX),
                 chain: best,
@@ -129,10 +135,9 @@ pub fn sites(captures: &[Capture], semantics: StatusSemantics) -> Vec<Site> {
                     mime_ok: end.mime_ok,
                     has_rules: end.has_rules,
                 },
-            });
-        }
-    }
-    sites
+            })
+        })
+        .collect()
 }
 
 #[cfg(test)]

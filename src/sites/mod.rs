@@ -39,7 +39,7 @@ use agents::{AgentFacts, AgentRows};
 use decide::Site;
 use passes::Plan;
 use read::DocId;
-use write::{Row, SitesBuilder, TableFile};
+use write::{AgentCells, SiteCells, SitesBuilder, TableFile};
 
 /// Errors of the site step: all end it (exit 2).
 #[derive(Debug, thiserror::Error)]
@@ -360,6 +360,7 @@ impl Writer {
         } = self;
         let mut decided = decided.iter().peekable();
         let mut uncaptured = uncaptured.iter().peekable();
+        let mut cells = Vec::with_capacity(ctx.agents.len());
         loop {
             // Batch n is encoded while batch n+1 is built: the two halves of the step's time.
             let (written, built) = rayon::join(
@@ -374,12 +375,13 @@ impl Writer {
                         };
                         let class = if take_decided {
                             let Some(site) = decided.next() else { break };
-                            ctx.site_rows(site, ranked.get(&site.name).copied(), builder)?
+                            let rank = ranked.get(&site.name).copied();
+                            ctx.site_rows(site, rank, &mut cells, builder)
                         } else {
                             let Some((name, rank)) = uncaptured.next() else {
                                 break;
                             };
-                            ctx.uncaptured_rows(name, *rank, builder)?
+                            ctx.uncaptured_rows(name, *rank, &mut cells, builder)
                         };
                         tally.sites += 1;
                         tally.classes[class.index()] += 1;
@@ -453,40 +455,40 @@ struct Context<'a> {
     agents: &'a [(&'a str, usize)],
 }
 
-impl Context<'_> {
-    fn base<'r>(&'r self, site: &'r str, rank: Option<i64>) -> Row<'r> {
-        Row {
+impl<'a> Context<'a> {
+    fn base<'r>(&'r self, site: &'r str, rank: Option<i64>) -> SiteCells<'r> {
+        SiteCells {
             crawl: self.crawl,
             site,
             rank,
             top_k: rank.map(crate::census::site_classes::top_k),
             site_key: self.options.site_key.as_str(),
             status_semantics: self.options.semantics.as_str(),
-            ..Row::default()
+            ..SiteCells::default()
         }
     }
 
-    /// The rows of a site with a capture; returns its status class.
+    /// The rows of a site with a capture; returns its status class. `cells` is room
+    /// for the agents' cells, reused from site to site.
     fn site_rows(
         &self,
         site: &Site,
         rank: Option<i64>,
+        cells: &mut Vec<AgentCells<'a>>,
         builder: &mut SitesBuilder,
-    ) -> Result<StatusClass, SitesError> {
+    ) -> StatusClass {
         let end = &site.end;
         let class = StatusClass::of(site.chain.fetch, end.mime_ok, end.has_rules);
         let parsed = site.chain.fetch == crate::census::site_classes::Fetch::Success;
         // Looked up once per site, not once per agent row.
         let captured = self.facts.of(end.doc_id);
-        let url = self.urls.get(&end.doc_id).map(|u| &**u);
-        let start_url = self.urls.get(&site.start).map(|u| &**u);
-        for &(agent, index) in self.agents {
+        cells.clear();
+        cells.extend(self.agents.iter().map(|&(agent, index)| {
             let facts = parsed
                 .then(|| captured.get(index))
                 .filter(|f| !f.is_missing());
-            let row = Row {
+            AgentCells {
                 agent,
-                status_class: class.as_str(),
                 google_class: match facts {
                     Some(f) => f.probe_class(),
                     None if parsed => None,
@@ -495,17 +497,20 @@ impl Context<'_> {
                 root_allowed: facts.and_then(AgentFacts::root_allowed),
                 cc_class: facts.and_then(AgentFacts::cc_class),
                 named: facts.is_some_and(AgentFacts::named),
-                doc_id: Some(end.doc_id),
-                url,
-                start_url,
-                http_status: end.status,
-                redirect_hops: site.chain.hops,
-                captures: site.captures,
-                ..self.base(&site.name, rank)
-            };
-            builder.append(&row)?;
-        }
-        Ok(class)
+            }
+        }));
+        let shared = SiteCells {
+            status_class: class.as_str(),
+            doc_id: Some(end.doc_id),
+            url: self.urls.get(&end.doc_id).map(|u| &**u),
+            start_url: self.urls.get(&site.start).map(|u| &**u),
+            http_status: end.status,
+            redirect_hops: site.chain.hops,
+            captures: site.captures,
+            ..self.base(&site.name, rank)
+        };
+        builder.append_site(&shared, cells);
+        class
     }
 
     /// The rows of a ranked site without any robots.txt capture in the crawl.
@@ -513,15 +518,19 @@ impl Context<'_> {
         &self,
         site: &str,
         rank: i64,
+        cells: &mut Vec<AgentCells<'a>>,
         builder: &mut SitesBuilder,
-    ) -> Result<StatusClass, SitesError> {
-        for &(agent, _) in self.agents {
-            builder.append(&Row {
-                agent,
-                status_class: StatusClass::NoCapture.as_str(),
-                ..self.base(site, Some(rank))
-            })?;
-        }
-        Ok(StatusClass::NoCapture)
+    ) -> StatusClass {
+        cells.clear();
+        cells.extend(self.agents.iter().map(|&(agent, _)| AgentCells {
+            agent,
+            ..AgentCells::default()
+        }));
+        let shared = SiteCells {
+            status_class: StatusClass::NoCapture.as_str(),
+            ..self.base(site, Some(rank))
+        };
+        builder.append_site(&shared, cells);
+        StatusClass::NoCapture
     }
 }
