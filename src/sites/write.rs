@@ -68,9 +68,10 @@ impl SitesBuilder {
     /// Appends the rows of one site: a row per agent of `agents`, in order.
     ///
     /// Column by column rather than row by row: most columns repeat the site's value
-    /// on each of its rows (one `append_value_n` each), and filling one builder at a
-    /// time took the step's row building from 4.9 s to 1.6 s on the 1M bench crawl
-    /// (BENCHMARKS.md). The arrays, and so the file, are the same.
+    /// on each of its rows (one `append_value_n` each). With the columns also encoded
+    /// in parallel (`TableFile`), the building half of the 1M bench crawl's write loop
+    /// went from 4.9 s to 2.7 s, summed over its batches (BENCHMARKS.md). The arrays,
+    /// and so the file, are the same.
     pub fn append_site(&mut self, site: &SiteCells<'_>, agents: &[AgentCells<'_>]) {
         let n = agents.len();
         let c = &mut self.columns;
@@ -325,7 +326,8 @@ mod tests {
         }
     }
 
-    /// Batches of `sizes` rows: a site of 4 agents per 4 rows, some cells null.
+    /// Batches of `sizes` rows (multiples of 4): sites of four agents' rows each, some
+    /// cells null.
     fn batches(sizes: &[usize]) -> Vec<RecordBatch> {
         let agents: Vec<AgentCells<'_>> = ["a", "b", "c", "d"]
             .iter()
