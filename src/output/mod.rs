@@ -145,42 +145,54 @@ struct Part {
 impl Part {
     fn open_row_group(&mut self) -> Result<(), OutputError> {
         if self.columns.is_empty() {
-            let columns = self
-                .factory
-                .create_column_writers(self.row_groups)
+            self.columns = column_writers(&self.factory, self.row_groups, &self.schema)
                 .map_err(parquet_err(&self.tmp))?;
-            if columns.len() != self.schema.fields().len() {
-                return Err(OutputError::Parquet {
-                    path: self.tmp.clone(),
-                    source: parquet::errors::ParquetError::General(format!(
-                        "{} columns for {} fields: nested columns are not supported",
-                        columns.len(),
-                        self.schema.fields().len()
-                    )),
-                });
-            }
-            self.columns = columns;
         }
         Ok(())
     }
 
     /// Splices the encoded columns of the open row group into the file.
     fn append_row_group(&mut self, chunks: Vec<ArrowColumnChunk>) -> Result<(), OutputError> {
-        let mut row_group = self.file.next_row_group().map_err(parquet_err(&self.tmp))?;
-        for chunk in chunks {
-            chunk
-                .append_to_row_group(&mut row_group)
-                .map_err(parquet_err(&self.tmp))?;
-        }
-        row_group.close().map_err(parquet_err(&self.tmp))?;
+        append_chunks(&mut self.file, chunks).map_err(parquet_err(&self.tmp))?;
         self.row_groups += 1;
         self.open_rows = 0;
         Ok(())
     }
 }
 
+/// The column writers of row group `row_group` of a file of `schema`: one per field
+/// (no table has a nested column, which would have several).
+pub(crate) fn column_writers(
+    factory: &ArrowRowGroupWriterFactory,
+    row_group: usize,
+    schema: &SchemaRef,
+) -> Result<Vec<ArrowColumnWriter>, parquet::errors::ParquetError> {
+    let columns = factory.create_column_writers(row_group)?;
+    if columns.len() != schema.fields().len() {
+        return Err(parquet::errors::ParquetError::General(format!(
+            "{} columns for {} fields: nested columns are not supported",
+            columns.len(),
+            schema.fields().len()
+        )));
+    }
+    Ok(columns)
+}
+
+/// Appends the closed columns of a row group to `file` as its next row group.
+pub(crate) fn append_chunks<W: std::io::Write + Send>(
+    file: &mut SerializedFileWriter<W>,
+    chunks: Vec<ArrowColumnChunk>,
+) -> Result<(), parquet::errors::ParquetError> {
+    let mut row_group = file.next_row_group()?;
+    for chunk in chunks {
+        chunk.append_to_row_group(&mut row_group)?;
+    }
+    row_group.close()?;
+    Ok(())
+}
+
 /// Encodes the batches of one column, in order, with that column's writer.
-fn encode_column(
+pub(crate) fn encode_column(
     writer: &mut ArrowColumnWriter,
     field: &Field,
     column: usize,

@@ -4,7 +4,7 @@
 
 use arrow_array::RecordBatch;
 use parquet::arrow::arrow_writer::{
-    compute_leaves, ArrowColumnChunk, ArrowColumnWriter, ArrowRowGroupWriterFactory,
+    ArrowColumnChunk, ArrowColumnWriter, ArrowRowGroupWriterFactory,
 };
 use parquet::arrow::ArrowWriter;
 use parquet::errors::ParquetError;
@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 
 use super::read::DocId;
 use super::SitesError;
+use crate::output;
 use crate::output::catalog::DatasetState;
 use crate::output::schema::Room;
 use crate::output::Table;
@@ -217,28 +218,16 @@ impl TableFile {
     /// Encodes `batch` into the open row group, a rayon task per column.
     fn encode(&mut self, batch: &RecordBatch) -> Result<(), SitesError> {
         if self.columns.is_empty() {
-            self.columns = self
-                .factory
-                .create_column_writers(self.row_groups)
+            self.columns = output::column_writers(&self.factory, self.row_groups, &batch.schema())
                 .map_err(self.parquet_err())?;
         }
         let schema = batch.schema();
-        if self.columns.len() != schema.fields().len() {
-            return Err(self.parquet_err()(ParquetError::General(format!(
-                "{} columns for {} fields: nested columns are not supported",
-                self.columns.len(),
-                schema.fields().len()
-            ))));
-        }
         let encoded = self
             .columns
             .par_iter_mut()
-            .zip(schema.fields().par_iter())
-            .zip(batch.columns().par_iter())
-            .try_for_each(|((writer, field), column)| {
-                compute_leaves(field, column)?
-                    .iter()
-                    .try_for_each(|leaf| writer.write(leaf))
+            .enumerate()
+            .try_for_each(|(column, writer)| {
+                output::encode_column(writer, schema.field(column), column, &[batch])
             });
         encoded.map_err(self.parquet_err())?;
         self.open_rows += batch.num_rows();
@@ -255,13 +244,7 @@ impl TableFile {
             .map(ArrowColumnWriter::close)
             .collect();
         let chunks = chunks.map_err(self.parquet_err())?;
-        let appended = self.file.next_row_group().and_then(|mut row_group| {
-            for chunk in chunks {
-                chunk.append_to_row_group(&mut row_group)?;
-            }
-            row_group.close()
-        });
-        appended.map_err(self.parquet_err())?;
+        output::append_chunks(&mut self.file, chunks).map_err(self.parquet_err())?;
         self.row_groups += 1;
         self.open_rows = 0;
         Ok(())
