@@ -267,7 +267,25 @@ pub fn check_group(group: &Group, rules: &[Rule<'_>], out: &mut Vec<(u32, Code)>
     if rules.len() < 2 {
         return;
     }
-    let mut sorted: Vec<&Rule<'_>> = rules.iter().filter(|r| !r.pattern.is_empty()).collect();
+    // Only rules whose pattern occurs twice can pair up. They are found by a hash of the
+    // pattern (integers sorted, no byte comparisons), so a group without a repeated
+    // pattern, the common case, costs no sort of the patterns. A collision only adds
+    // rules the loop below tells apart by their patterns.
+    let mut hashed: Vec<(u64, usize)> = rules
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| !r.pattern.is_empty())
+        .map(|(i, r)| (twox_hash::XxHash64::oneshot(0, &r.pattern), i))
+        .collect();
+    hashed.sort_unstable();
+    let mut sorted: Vec<&Rule<'_>> = hashed
+        .chunk_by(|a, b| a.0 == b.0)
+        .filter(|same| same.len() > 1)
+        .flatten()
+        .map(|&(_, i)| &rules[i])
+        .collect();
+    // Rules of one pattern sort next to each other whether or not the others are in the
+    // list, so the pairs, and the order of the findings, are those of sorting every rule.
     // Lines are unique, so the order is total and an unstable sort is deterministic.
     sorted.sort_unstable_by(|a, b| {
         (a.pattern.cmp(&b.pattern))
@@ -290,6 +308,59 @@ pub fn check_group(group: &Group, rules: &[Rule<'_>], out: &mut Vec<(u32, Code)>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `check_group` as it was before the hash: every rule sorted by its pattern.
+    fn check_group_by_sorting(rules: &[Rule<'_>]) -> Vec<(u32, Code)> {
+        let mut out = Vec::new();
+        let mut sorted: Vec<&Rule<'_>> = rules.iter().filter(|r| !r.pattern.is_empty()).collect();
+        sorted.sort_by(|a, b| {
+            (a.pattern.cmp(&b.pattern))
+                .then(a.kind.cmp(&b.kind))
+                .then(a.line.cmp(&b.line))
+        });
+        for pair in sorted.windows(2) {
+            let (a, b) = (pair[0], pair[1]);
+            if a.pattern == b.pattern {
+                let line = if a.kind == b.kind {
+                    b.line
+                } else {
+                    b.line.max(a.line)
+                };
+                let code = if a.kind == b.kind {
+                    Code::DuplicateRule
+                } else {
+                    Code::AllowDisallowConflict
+                };
+                out.push((line, code));
+            }
+        }
+        out
+    }
+
+    proptest::proptest! {
+        /// The duplicate and conflict findings, and their order (the first 100 per code
+        /// are kept), are those of sorting every rule of the group.
+        #[test]
+        fn repeated_patterns_are_found_as_by_sorting_every_rule(
+            lines in proptest::collection::vec((0..3u8, 0..12u8), 0..60),
+        ) {
+            let mut body = String::from("User-agent: a\n");
+            for (kind, path) in &lines {
+                match kind {
+                    0 => body.push_str(&format!("Allow: /p{path}\n")),
+                    1 => body.push_str(&format!("Disallow: /p{path}\n")),
+                    _ => body.push_str(&format!("Disallow: /p{}*x\n", path % 3)),
+                }
+            }
+            let doc = crate::robots::RobotsTxt::parse(body.as_bytes());
+            for group in &doc.groups {
+                let rules = doc.group_rules(group);
+                let mut found = Vec::new();
+                check_group(group, rules, &mut found);
+                proptest::prop_assert_eq!(found, check_group_by_sorting(rules));
+            }
+        }
+    }
 
     #[test]
     fn excerpts_are_cut_in_bytes_on_a_character_boundary() {
