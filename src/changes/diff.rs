@@ -3,14 +3,13 @@
 //! agent's block state, rule lines and sitemaps. Pure: tables in, change rows and a
 //! summary out.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 
 use serde::Serialize;
 
 use super::read::{is_robots, Block, CrawlSites, RuleLine, SiteState};
 use super::ChangesError;
-use crate::output::read::SortedIds;
-use crate::sites::read::DocId;
+use crate::output::read::{IdMap, SortedIds};
 
 /// One row of the `changes` table (the crawls are per file).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -82,8 +81,8 @@ pub struct Summary {
 /// Rule lines and sitemaps of the deciding captures of one crawl.
 #[derive(Debug, Default)]
 pub struct Lines {
-    pub rules: HashMap<DocId, BTreeSet<RuleLine>>,
-    pub sitemaps: HashMap<DocId, BTreeSet<Box<str>>>,
+    pub rules: IdMap<BTreeSet<RuleLine>>,
+    pub sitemaps: IdMap<BTreeSet<Box<str>>>,
 }
 
 /// The deciding captures whose lines are compared: robots.txt files of sites present

@@ -16,7 +16,7 @@ use super::ChangesError;
 use crate::output::catalog::{Catalog, Entry};
 use crate::output::dataset::partition_dir;
 use crate::output::read::{
-    batches, batches_where, file_rows, part_files, AgentNumbers, SortedIds, Wanted,
+    batches, batches_where, file_rows, part_files, AgentNumbers, IdMap, SortedIds, Wanted,
 };
 use crate::output::Table;
 use crate::sites::read::{opt, Columns, DocId};
@@ -292,7 +292,7 @@ pub fn rule_lines(
     out: &Path,
     crawl: &str,
     wanted: &SortedIds,
-) -> Result<HashMap<DocId, BTreeSet<RuleLine>>, ChangesError> {
+) -> Result<IdMap<BTreeSet<RuleLine>>, ChangesError> {
     let mut wanted = Wanted::new(wanted);
     let mut tokens: HashMap<(DocId, i32), Vec<Box<str>>> = HashMap::new();
     for path in table_files(out, Table::Groups, crawl)? {
@@ -321,7 +321,7 @@ pub fn rule_lines(
             }
         }
     }
-    let mut lines: HashMap<DocId, BTreeSet<RuleLine>> = HashMap::new();
+    let mut lines: IdMap<BTreeSet<RuleLine>> = IdMap::default();
     for path in table_files(out, Table::Rules, crawl)? {
         let columns = ["doc_id", "group_index", "directive", "pattern"];
         for batch in batches(&path, &columns)? {
@@ -365,9 +365,9 @@ pub fn sitemaps(
     out: &Path,
     crawl: &str,
     wanted: &SortedIds,
-) -> Result<HashMap<DocId, BTreeSet<Box<str>>>, ChangesError> {
+) -> Result<IdMap<BTreeSet<Box<str>>>, ChangesError> {
     let mut wanted = Wanted::new(wanted);
-    let mut maps: HashMap<DocId, BTreeSet<Box<str>>> = HashMap::new();
+    let mut maps: IdMap<BTreeSet<Box<str>>> = IdMap::default();
     for path in table_files(out, Table::Sitemaps, crawl)? {
         for batch in batches(&path, &["doc_id", "url"])? {
             let batch = batch?;

@@ -8,9 +8,11 @@ use std::sync::Arc;
 
 use arrow_array::Array;
 
-use super::read::{opt, Columns, DocId};
+use super::read::{Columns, Dictionary, DocId};
 use super::SitesError;
-use crate::output::read::{in_parallel, AgentNumbers, ReadError, RowGroup, RowsOf, SortedIds};
+use crate::output::read::{
+    in_parallel, AgentNumbers, IdMap, ReadError, RowGroup, RowsOf, SortedIds,
+};
 use crate::robots::{ProbeClass, RuleSetClass};
 
 /// What the agents table says about one (capture, agent), in one byte: `named`
@@ -73,6 +75,15 @@ fn code<T: Copy>(name: Option<&str>, all: &[T], as_str: impl Fn(T) -> &'static s
             .iter()
             .position(|c| as_str(*c) == name)
             .and_then(|i| u8::try_from(i + 1).ok()),
+    }
+}
+
+/// The code of row `i` of a class column from its values' `codes` (0 for null; `None`
+/// for a name this version does not know).
+fn class_code(column: &Dictionary<'_>, codes: &[Option<u8>], i: usize) -> Option<u8> {
+    match column.key(i) {
+        None => Some(0),
+        Some(k) => codes.get(k).copied().flatten(),
     }
 }
 
@@ -236,7 +247,7 @@ fn merge_facts(into: &mut Vec<AgentFacts>, from: Vec<AgentFacts>) {
 /// it.
 struct FileAgents {
     names: Vec<String>,
-    facts: HashMap<DocId, Vec<AgentFacts>>,
+    facts: IdMap<Vec<AgentFacts>>,
 }
 
 fn read_agents_group(
@@ -246,7 +257,7 @@ fn read_agents_group(
 ) -> Result<FileAgents, SitesError> {
     let path = group.path;
     let mut numbers = AgentNumbers::default();
-    let mut facts: HashMap<DocId, Vec<AgentFacts>> = HashMap::new();
+    let mut facts: IdMap<Vec<AgentFacts>> = IdMap::default();
     // A run writes a capture's agents rows together and in the same agent order for
     // every capture: the capture and the agent of the row before are tried first.
     let mut current: Option<(DocId, bool)> = None;
@@ -266,6 +277,7 @@ fn read_agents_group(
         wanted: wanted.clone(),
         filter,
         dictionary: "agent",
+        dictionaries: &["probe_class", "cc_class"],
         values: Arc::default(),
     };
     for batch in group.rows_of(&columns, &of)? {
@@ -280,7 +292,12 @@ fn read_agents_group(
             c.bool("named")?,
             c.bool("root_allowed")?,
         );
-        let (probe, cc) = (c.str("probe_class")?, c.str("cc_class")?);
+        let (probe, cc) = (c.dictionary("probe_class")?, c.dictionary("cc_class")?);
+        // The classes' codes once per value of the batch, not a name compared per row;
+        // an agent's number once per value too, on the first row that has it.
+        let probe_codes = probe.map_values(|v| code(v, &ProbeClass::ALL, ProbeClass::as_str));
+        let cc_codes = cc.map_values(|v| code(v, &RuleSetClass::ALL, RuleSetClass::as_str));
+        let mut agent_numbers: Vec<Option<usize>> = agents.map_values(|_| None);
         for i in 0..batch.num_rows() {
             let id = ids.value(i);
             let keep = match current {
@@ -298,15 +315,22 @@ fn read_agents_group(
                     keep
                 }
             };
-            let agent = agents.value(i).ok_or_else(|| c.wrong("agent"))?;
-            let a = numbers.number(position, agent);
+            let key = agents.key(i).ok_or_else(|| c.wrong("agent"))?;
+            let a = match agent_numbers.get(key).copied().flatten() {
+                Some(a) => a,
+                None => {
+                    let agent = agents.value(i).ok_or_else(|| c.wrong("agent"))?;
+                    let a = numbers.number(position, agent);
+                    agent_numbers[key] = Some(a);
+                    a
+                }
+            };
             if !keep {
                 continue;
             }
-            let probe = code(opt(probe, i), &ProbeClass::ALL, ProbeClass::as_str)
-                .ok_or_else(|| c.wrong("probe_class"))?;
-            let cc = code(opt(cc, i), &RuleSetClass::ALL, RuleSetClass::as_str)
-                .ok_or_else(|| c.wrong("cc_class"))?;
+            let probe =
+                class_code(&probe, &probe_codes, i).ok_or_else(|| c.wrong("probe_class"))?;
+            let cc = class_code(&cc, &cc_codes, i).ok_or_else(|| c.wrong("cc_class"))?;
             let root = root.is_valid(i).then(|| root.value(i));
             if row.len() <= a {
                 row.resize(a + 1, AgentFacts::MISSING);

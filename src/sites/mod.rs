@@ -32,7 +32,7 @@ pub use key::SiteKey;
 use crate::limits::DEFAULT_MEMORY_LIMIT;
 use crate::limits::STEP_BATCH_ROWS;
 use crate::output::catalog::{Catalog, DatasetState};
-use crate::output::read::SortedIds;
+use crate::output::read::{IdMap, SortedIds};
 use crate::output::Table;
 use crate::verdicts::AgentsArg;
 use agents::{AgentFacts, AgentRows};
@@ -450,7 +450,7 @@ fn choose_agents<'a>(
 struct Context<'a> {
     options: &'a Options,
     crawl: &'a str,
-    urls: &'a HashMap<DocId, Box<str>>,
+    urls: &'a IdMap<Box<str>>,
     facts: &'a AgentRows,
     agents: &'a [(&'a str, usize)],
 }

@@ -7,7 +7,7 @@
 //! the few URLs the output shows are read again at the end); the step's peak is about
 //! 300 MB a million captures of a pass (README.md).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 
@@ -19,7 +19,7 @@ use super::passes::{prefix, Pass, Redirects};
 use super::SiteKey;
 use super::SitesError;
 use crate::census::urls::lookup_key;
-use crate::output::read::{batches, in_parallel, Ids, ReadError, RowGroup, SortedIds};
+use crate::output::read::{batches, in_parallel, IdMap, Ids, ReadError, RowGroup, SortedIds};
 
 /// The id of a capture, as `documents.doc_id` holds it (16 bytes, a UUID).
 pub use crate::output::rows::DocId;
@@ -130,12 +130,26 @@ pub(crate) struct Dictionary<'a> {
 impl<'a> Dictionary<'a> {
     /// The string of row `i`; `None` when null (or a key out of range).
     pub(crate) fn value(&self, i: usize) -> Option<&'a str> {
+        let k = self.key(i)?;
+        (k < self.values.len()).then(|| self.values.value(k))
+    }
+
+    /// The key of row `i` (an index into [`Dictionary::map_values`]'s result); `None`
+    /// when null.
+    pub(crate) fn key(&self, i: usize) -> Option<usize> {
         let key = self.keys.keys();
         if key.is_null(i) {
             return None;
         }
-        let k = usize::try_from(key.value(i)).ok()?;
-        (k < self.values.len()).then(|| self.values.value(k))
+        usize::try_from(key.value(i)).ok()
+    }
+
+    /// `f` of every value, by key: what a reader needs of a value is then worked out
+    /// once per batch instead of once per row. A null value maps to `f(None)`.
+    pub(crate) fn map_values<T>(&self, f: impl Fn(Option<&'a str>) -> T) -> Vec<T> {
+        (0..self.values.len())
+            .map(|k| f(self.values.is_valid(k).then(|| self.values.value(k))))
+            .collect()
     }
 }
 
@@ -403,11 +417,8 @@ fn read_crawl_group(
 }
 
 /// The URLs of the captures in `wanted`, read again from `files`.
-pub fn read_urls(
-    files: &[PathBuf],
-    wanted: &SortedIds,
-) -> Result<HashMap<DocId, Box<str>>, SitesError> {
-    let mut urls = HashMap::with_capacity(wanted.len());
+pub fn read_urls(files: &[PathBuf], wanted: &SortedIds) -> Result<IdMap<Box<str>>, SitesError> {
+    let mut urls = IdMap::with_capacity_and_hasher(wanted.len(), Default::default());
     for path in files {
         for batch in batches(path, &["doc_id", "url"])? {
             let batch = batch?;
