@@ -10,9 +10,7 @@ use arrow_array::Array;
 
 use super::read::{Columns, Dictionary, DocId};
 use super::SitesError;
-use crate::output::read::{
-    in_parallel, AgentNumbers, IdMap, ReadError, RowGroup, RowsOf, SortedIds,
-};
+use crate::output::read::{in_parallel, AgentNumbers, ReadError, RowGroup, RowsOf, SortedIds};
 use crate::robots::{ProbeClass, RuleSetClass};
 
 /// What the agents table says about one (capture, agent), in one byte: `named`
@@ -207,11 +205,9 @@ pub fn read_agents(
                 .collect();
             let identity = global.iter().enumerate().all(|(i, &g)| i == g);
             let numbers = (!identity).then_some(global.as_slice());
-            for (id, local) in part.facts {
-                // Only wanted captures are in a part.
-                if let Some(row) = shared.position(&id) {
-                    cells.merge(row, &local, numbers);
-                }
+            // In row order, so a capture's rows seen twice keep the later facts.
+            for (row, local) in part.facts {
+                cells.merge(row, &local, numbers);
             }
         },
     )?;
@@ -225,29 +221,12 @@ pub fn read_agents(
     })
 }
 
-/// Sets `into`'s entries to those of `from` that are not missing (a capture's rows seen
-/// twice in one row group). An empty `into` takes `from` as it is.
-fn merge_facts(into: &mut Vec<AgentFacts>, from: Vec<AgentFacts>) {
-    if into.is_empty() {
-        *into = from;
-        return;
-    }
-    for (a, f) in from.into_iter().enumerate() {
-        if f.is_missing() {
-            continue;
-        }
-        if into.len() <= a {
-            into.resize(a + 1, AgentFacts::MISSING);
-        }
-        into[a] = f;
-    }
-}
-
 /// One row group's agents rows of the wanted captures, agents numbered as first seen in
-/// it.
+/// it: each capture's facts with its row of [`Cells`] (its position among the wanted),
+/// in the order read.
 struct FileAgents {
     names: Vec<String>,
-    facts: IdMap<Vec<AgentFacts>>,
+    facts: Vec<(usize, Vec<AgentFacts>)>,
 }
 
 fn read_agents_group(
@@ -257,10 +236,11 @@ fn read_agents_group(
 ) -> Result<FileAgents, SitesError> {
     let path = group.path;
     let mut numbers = AgentNumbers::default();
-    let mut facts: IdMap<Vec<AgentFacts>> = IdMap::default();
+    let mut facts: Vec<(usize, Vec<AgentFacts>)> = Vec::new();
     // A run writes a capture's agents rows together and in the same agent order for
-    // every capture: the capture and the agent of the row before are tried first.
-    let mut current: Option<(DocId, bool)> = None;
+    // every capture: the capture and the agent of the row before are tried first. A
+    // capture is looked up once, for its row among the wanted (None: not wanted).
+    let mut current: Option<(DocId, Option<usize>)> = None;
     let mut row: Vec<AgentFacts> = Vec::new();
     let mut position = 0usize;
     let columns = [
@@ -301,18 +281,18 @@ fn read_agents_group(
         for i in 0..batch.num_rows() {
             let id = ids.value(i);
             let keep = match current {
-                Some((last, keep)) if last == id => {
+                Some((last, wanted_row)) if last == id => {
                     position += 1;
-                    keep
+                    wanted_row.is_some()
                 }
                 _ => {
-                    if let Some((last, true)) = current {
-                        merge_facts(facts.entry(last).or_default(), std::mem::take(&mut row));
+                    if let Some((_, Some(at))) = current {
+                        facts.push((at, std::mem::take(&mut row)));
                     }
                     position = 0;
-                    let keep = filter || wanted.contains(&id);
-                    current = Some((id, keep));
-                    keep
+                    let wanted_row = wanted.position(&id);
+                    current = Some((id, wanted_row));
+                    wanted_row.is_some()
                 }
             };
             let key = agents.key(i).ok_or_else(|| c.wrong("agent"))?;
@@ -338,8 +318,8 @@ fn read_agents_group(
             row[a] = AgentFacts::pack(named.value(i), root, probe, cc);
         }
     }
-    if let Some((last, true)) = current {
-        merge_facts(facts.entry(last).or_default(), row);
+    if let Some((_, Some(at))) = current {
+        facts.push((at, row));
     }
     let mut names = numbers.names;
     let all = of
