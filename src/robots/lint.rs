@@ -278,7 +278,7 @@ pub fn check_group(group: &Group, rules: &[Rule<'_>], out: &mut Vec<(u32, Code)>
         .map(|(i, r)| (twox_hash::XxHash64::oneshot(0, &r.pattern), i))
         .collect();
     hashed.sort_unstable();
-    let mut sorted: Vec<&Rule<'_>> = hashed
+    let repeated = hashed
         .chunk_by(|a, b| a.0 == b.0)
         .filter(|same| same.len() > 1)
         .flatten()
@@ -286,13 +286,19 @@ pub fn check_group(group: &Group, rules: &[Rule<'_>], out: &mut Vec<(u32, Code)>
         .collect();
     // Rules of one pattern sort next to each other whether or not the others are in the
     // list, so the pairs, and the order of the findings, are those of sorting every rule.
+    pair_findings(repeated, out);
+}
+
+/// Duplicates and allow/disallow conflicts among `rules`: sorted by pattern, kind and
+/// line, each two neighbours with the same pattern are one finding.
+fn pair_findings(mut rules: Vec<&Rule<'_>>, out: &mut Vec<(u32, Code)>) {
     // Lines are unique, so the order is total and an unstable sort is deterministic.
-    sorted.sort_unstable_by(|a, b| {
+    rules.sort_unstable_by(|a, b| {
         (a.pattern.cmp(&b.pattern))
             .then(a.kind.cmp(&b.kind))
             .then(a.line.cmp(&b.line))
     });
-    for pair in sorted.windows(2) {
+    for pair in rules.windows(2) {
         let (a, b) = (pair[0], pair[1]);
         if a.pattern != b.pattern {
             continue;
@@ -309,37 +315,20 @@ pub fn check_group(group: &Group, rules: &[Rule<'_>], out: &mut Vec<(u32, Code)>
 mod tests {
     use super::*;
 
-    /// `check_group` as it was before the hash: every rule sorted by its pattern.
+    /// `check_group` as it was before the hash: every rule with a pattern paired up.
     fn check_group_by_sorting(rules: &[Rule<'_>]) -> Vec<(u32, Code)> {
         let mut out = Vec::new();
-        let mut sorted: Vec<&Rule<'_>> = rules.iter().filter(|r| !r.pattern.is_empty()).collect();
-        sorted.sort_by(|a, b| {
-            (a.pattern.cmp(&b.pattern))
-                .then(a.kind.cmp(&b.kind))
-                .then(a.line.cmp(&b.line))
-        });
-        for pair in sorted.windows(2) {
-            let (a, b) = (pair[0], pair[1]);
-            if a.pattern == b.pattern {
-                let line = if a.kind == b.kind {
-                    b.line
-                } else {
-                    b.line.max(a.line)
-                };
-                let code = if a.kind == b.kind {
-                    Code::DuplicateRule
-                } else {
-                    Code::AllowDisallowConflict
-                };
-                out.push((line, code));
-            }
-        }
+        pair_findings(
+            rules.iter().filter(|r| !r.pattern.is_empty()).collect(),
+            &mut out,
+        );
         out
     }
 
     proptest::proptest! {
-        /// The duplicate and conflict findings, and their order (the first 100 per code
-        /// are kept), are those of sorting every rule of the group.
+        /// Pairing only the rules whose pattern hash repeats gives the duplicate and
+        /// conflict findings, in the order (the first 100 per code are kept), of pairing
+        /// every rule of the group.
         #[test]
         fn repeated_patterns_are_found_as_by_sorting_every_rule(
             lines in proptest::collection::vec((0..3u8, 0..12u8), 0..60),
