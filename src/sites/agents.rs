@@ -206,8 +206,8 @@ pub fn read_agents(
             let identity = global.iter().enumerate().all(|(i, &g)| i == g);
             let numbers = (!identity).then_some(global.as_slice());
             // In row order, so a capture's rows seen twice keep the later facts.
-            for (row, local) in part.facts {
-                cells.merge(row, &local, numbers);
+            for &(row, ref range) in &part.captures {
+                cells.merge(row, &part.facts[range.clone()], numbers);
             }
         },
     )?;
@@ -222,11 +222,13 @@ pub fn read_agents(
 }
 
 /// One row group's agents rows of the wanted captures, agents numbered as first seen in
-/// it: each capture's facts with its row of [`Cells`] (its position among the wanted),
-/// in the order read.
+/// it: each capture's row of [`Cells`] (its position among the wanted) and its range of
+/// `facts` (one per agent number), in the order read. One buffer for the row group,
+/// not a vector per capture.
 struct FileAgents {
     names: Vec<String>,
-    facts: Vec<(usize, Vec<AgentFacts>)>,
+    captures: Vec<(usize, std::ops::Range<usize>)>,
+    facts: Vec<AgentFacts>,
 }
 
 fn read_agents_group(
@@ -236,12 +238,14 @@ fn read_agents_group(
 ) -> Result<FileAgents, SitesError> {
     let path = group.path;
     let mut numbers = AgentNumbers::default();
-    let mut facts: Vec<(usize, Vec<AgentFacts>)> = Vec::new();
+    let mut captures: Vec<(usize, std::ops::Range<usize>)> = Vec::new();
+    let mut facts: Vec<AgentFacts> = Vec::new();
     // A run writes a capture's agents rows together and in the same agent order for
     // every capture: the capture and the agent of the row before are tried first. A
     // capture is looked up once, for its row among the wanted (None: not wanted).
     let mut current: Option<(DocId, Option<usize>)> = None;
-    let mut row: Vec<AgentFacts> = Vec::new();
+    // Where the current capture's facts start in `facts`.
+    let mut start = 0usize;
     let mut position = 0usize;
     let columns = [
         "doc_id",
@@ -287,8 +291,9 @@ fn read_agents_group(
                 }
                 _ => {
                     if let Some((_, Some(at))) = current {
-                        facts.push((at, std::mem::take(&mut row)));
+                        captures.push((at, start..facts.len()));
                     }
+                    start = facts.len();
                     position = 0;
                     let wanted_row = wanted.position(&id);
                     current = Some((id, wanted_row));
@@ -312,14 +317,14 @@ fn read_agents_group(
                 class_code(&probe, &probe_codes, i).ok_or_else(|| c.wrong("probe_class"))?;
             let cc = class_code(&cc, &cc_codes, i).ok_or_else(|| c.wrong("cc_class"))?;
             let root = root.is_valid(i).then(|| root.value(i));
-            if row.len() <= a {
-                row.resize(a + 1, AgentFacts::MISSING);
+            if facts.len() <= start + a {
+                facts.resize(start + a + 1, AgentFacts::MISSING);
             }
-            row[a] = AgentFacts::pack(named.value(i), root, probe, cc);
+            facts[start + a] = AgentFacts::pack(named.value(i), root, probe, cc);
         }
     }
     if let Some((_, Some(at))) = current {
-        facts.push((at, row));
+        captures.push((at, start..facts.len()));
     }
     let mut names = numbers.names;
     let all = of
@@ -331,7 +336,11 @@ fn read_agents_group(
             names.push(name.clone());
         }
     }
-    Ok(FileAgents { names, facts })
+    Ok(FileAgents {
+        names,
+        captures,
+        facts,
+    })
 }
 
 #[cfg(test)]

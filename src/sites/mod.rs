@@ -301,10 +301,15 @@ fn one_crawl(
         let ends: Vec<DocId> = sites.iter().map(|s| s.end.doc_id).collect();
         let mut shown = ends.clone();
         shown.extend(sites.iter().map(|s| s.start));
-        let urls = read::read_urls(files, &SortedIds::new(shown))?;
         let agent_files = read::companion_files(input.root, files, Table::Agents.name());
-        // One pass of several wants a few of the crawl's captures: their rows alone.
-        let rows = agents::read_agents(&agent_files, ends, plan.len() > 1)?;
+        // The two reads share the pool: the URLs' row groups are few and quick, and
+        // the agents' are many, so neither waits for the other to end.
+        let (urls, rows) = rayon::join(
+            || read::read_urls(files, &SortedIds::new(shown)),
+            // One pass of several wants a few of the crawl's captures: their rows alone.
+            || agents::read_agents(&agent_files, ends, plan.len() > 1),
+        );
+        let (urls, rows) = (urls?, rows?);
         let agents = choose_agents(&options.out, wanted, crawl, &rows)?;
         let ctx = Context {
             options,

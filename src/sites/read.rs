@@ -18,18 +18,26 @@ use arrow_array::{Array, RecordBatch};
 use super::passes::{prefix, Pass, Redirects};
 use super::SiteKey;
 use super::SitesError;
-use crate::census::urls::lookup_key;
 use crate::output::read::{batches, in_parallel, IdMap, Ids, ReadError, RowGroup, SortedIds};
 
 /// The id of a capture, as `documents.doc_id` holds it (16 bytes, a UUID).
 pub use crate::output::rows::DocId;
 
 /// A URL reduced to a 128-bit key for lookups (two SipHash passes over its
-/// [`lookup_key`] form): a collision among 10^9 URLs has a chance below 10^-20.
+/// [`crate::census::urls::lookup_key`] form): a collision among 10^9 URLs has a chance
+/// below 10^-20.
 pub type UrlKey = u128;
 
+/// The [`UrlKey`] of a URL as given (parsed here: for tests and callers without the
+/// documents table's `url_key`).
+#[cfg(test)]
 pub fn url_key(url: &str) -> UrlKey {
-    let text = lookup_key(url);
+    key_of(&crate::census::urls::lookup_key(url))
+}
+
+/// The [`UrlKey`] of a URL already in the lookup form (`documents.url_key` and
+/// `location_key`, which `run` computes once per capture).
+pub fn key_of(text: &str) -> UrlKey {
     let half = |seed: u64| {
         let mut h = std::collections::hash_map::DefaultHasher::new();
         seed.hash(&mut h);
@@ -193,22 +201,23 @@ pub fn crawls(files: &[PathBuf]) -> Result<BTreeMap<String, (Vec<PathBuf>, usize
 
 /// The columns that say which rows are captures of a crawl, and of which site
 /// ([`CaptureRows`]); `registrable_domain` joins them when the site key asks for it.
+/// URLs are read in their lookup form (`url_key`, `location_key`), which `run` wrote
+/// so that no step parses a URL again: parsing took half of this reading's time.
 const CAPTURE_COLUMNS: [&str; 6] = [
     "crawl",
     "record_kind",
-    "url",
+    "url_key",
     "host",
-    "location",
+    "location_key",
     "is_robots_url",
 ];
 
 /// What the site step keeps of a capture besides [`CAPTURE_COLUMNS`].
-const DECIDING_COLUMNS: [&str; 7] = [
+const DECIDING_COLUMNS: [&str; 6] = [
     "doc_id",
     "fetch_time",
     "http_status",
-    "content_type",
-    "payload_type",
+    "robots_mime",
     "n_allow",
     "n_disallow",
 ];
@@ -221,14 +230,16 @@ struct CaptureRows<'a> {
     key: SiteKey,
     crawls: &'a arrow_array::StringArray,
     kinds: &'a arrow_array::StringArray,
+    /// `url_key`: null exactly when `url` is.
     urls: &'a arrow_array::StringArray,
     hosts: &'a arrow_array::StringArray,
+    /// `location_key`.
     locations: &'a arrow_array::StringArray,
     robots: &'a arrow_array::BooleanArray,
     domains: Option<&'a arrow_array::StringArray>,
 }
 
-/// One row that is a capture of the crawl.
+/// One row that is a capture of the crawl, its URLs in the lookup form.
 struct CaptureRow<'a> {
     url: &'a str,
     /// For a capture of a `/robots.txt` URL, its host's site by the key.
@@ -253,9 +264,9 @@ impl<'a> CaptureRows<'a> {
             key,
             crawls: c.str("crawl")?,
             kinds: c.str("record_kind")?,
-            urls: c.str("url")?,
+            urls: c.str("url_key")?,
             hosts: c.str("host")?,
-            locations: c.str("location")?,
+            locations: c.str("location_key")?,
             robots: c.bool("is_robots_url")?,
             domains: match key {
                 SiteKey::RegistrableDomain => Some(c.str("registrable_domain")?),
@@ -350,7 +361,7 @@ fn scan_crawl_group(
         let rows = CaptureRows::of(&c, crawl, key)?;
         for row in (0..batch.num_rows()).filter_map(|i| rows.row(i)) {
             if let Some(location) = row.location {
-                found.push((url_key(row.url), url_key(location), row.site.map(prefix)));
+                found.push((key_of(row.url), key_of(location), row.site.map(prefix)));
             }
             if let Some(site) = row.site.filter(|s| sampled(s)) {
                 names.push(site.into());
@@ -381,9 +392,8 @@ fn read_crawl_group(
             c.time("fetch_time")?,
             c.i32("http_status")?,
         );
-        let (types, payloads, allow, disallow) = (
-            c.str("content_type")?,
-            c.str("payload_type")?,
+        let (mime_ok, allow, disallow) = (
+            c.bool("robots_mime")?,
             c.i32("n_allow")?,
             c.i32("n_disallow")?,
         );
@@ -396,13 +406,13 @@ fn read_crawl_group(
                 } else {
                     i64::MIN
                 },
-                url_key: url_key(row.url),
-                location_key: row.location.map_or(0, url_key),
+                url_key: key_of(row.url),
+                location_key: row.location.map_or(0, key_of),
                 status: statuses
                     .is_valid(i)
                     .then(|| u16::try_from(statuses.value(i)).ok())
                     .flatten(),
-                mime_ok: crate::census::site_classes::robots_mime(opt(payloads, i), opt(types, i)),
+                mime_ok: mime_ok.value(i),
                 // Null counts: the body was not parsed (no rules).
                 has_rules: (allow.is_valid(i) && allow.value(i) > 0)
                     || (disallow.is_valid(i) && disallow.value(i) > 0),
@@ -416,26 +426,33 @@ fn read_crawl_group(
     Ok(captures)
 }
 
-/// The URLs of the captures in `wanted`, read again from `files`.
+/// The URLs of the captures in `wanted`, read again from `files`: row groups in
+/// parallel, kept in file and row-group order (a capture read twice keeps its later
+/// URL, as one loop over the files would).
 pub fn read_urls(files: &[PathBuf], wanted: &SortedIds) -> Result<IdMap<Box<str>>, SitesError> {
     let mut urls = IdMap::with_capacity_and_hasher(wanted.len(), Default::default());
-    for path in files {
-        for batch in batches(path, &["doc_id", "url"])? {
-            let batch = batch?;
-            let c = Columns {
-                batch: &batch,
-                path,
-            };
-            let (ids, col) = (c.ids("doc_id")?, c.str("url")?);
-            for i in 0..batch.num_rows() {
-                if wanted.contains(&ids.value(i)) {
-                    if let Some(url) = opt(col, i) {
-                        urls.insert(ids.value(i), url.into());
+    in_parallel(
+        files,
+        |group| {
+            let mut found: Vec<(DocId, Box<str>)> = Vec::new();
+            for batch in group.batches(&["doc_id", "url"])? {
+                let batch = batch?;
+                let c = Columns {
+                    batch: &batch,
+                    path: group.path,
+                };
+                let (ids, col) = (c.ids("doc_id")?, c.str("url")?);
+                for i in 0..batch.num_rows() {
+                    let id = ids.value(i);
+                    if let Some(url) = opt(col, i).filter(|_| wanted.contains(&id)) {
+                        found.push((id, url.into()));
                     }
                 }
             }
-        }
-    }
+            Ok::<_, SitesError>(found)
+        },
+        |found| urls.extend(found),
+    )?;
     Ok(urls)
 }
 
