@@ -282,21 +282,36 @@ fn read_agents_group(
         let probe_codes = probe.map_values(|v| code(v, &ProbeClass::ALL, ProbeClass::as_str));
         let cc_codes = cc.map_values(|v| code(v, &RuleSetClass::ALL, RuleSetClass::as_str));
         let mut agent_numbers: Vec<Option<usize>> = agents.map_values(|_| None);
+        // The batch's captures (their first rows) are looked up first, in a loop of
+        // their own: the look-ups do not depend on each other, so the processor
+        // overlaps their cache misses. Made between rows, one at a time, they were 4%
+        // of the 2M bench crawl's samples.
+        let mut firsts: Vec<(usize, Option<usize>)> = Vec::new();
+        let mut last = current.map(|(id, _)| id);
         for i in 0..batch.num_rows() {
             let id = ids.value(i);
-            let keep = match current {
-                Some((last, wanted_row)) if last == id => {
+            if last != Some(id) {
+                firsts.push((i, None));
+                last = Some(id);
+            }
+        }
+        for (first, wanted_row) in &mut firsts {
+            *wanted_row = wanted.position(&ids.value(*first));
+        }
+        let mut firsts = firsts.into_iter().peekable();
+        for i in 0..batch.num_rows() {
+            let keep = match firsts.next_if(|&(first, _)| first == i) {
+                None => {
                     position += 1;
-                    wanted_row.is_some()
+                    current.is_some_and(|(_, wanted_row)| wanted_row.is_some())
                 }
-                _ => {
+                Some((_, wanted_row)) => {
                     if let Some((_, Some(at))) = current {
                         captures.push((at, start..facts.len()));
                     }
                     start = facts.len();
                     position = 0;
-                    let wanted_row = wanted.position(&id);
-                    current = Some((id, wanted_row));
+                    current = Some((ids.value(i), wanted_row));
                     wanted_row.is_some()
                 }
             };

@@ -35,7 +35,7 @@ use crate::output::catalog::{Catalog, DatasetState};
 use crate::output::read::{IdMap, SortedIds};
 use crate::output::Table;
 use crate::verdicts::AgentsArg;
-use agents::{AgentFacts, AgentRows};
+use agents::{AgentFacts, AgentRows, CaptureFacts};
 use decide::Site;
 use passes::Plan;
 use read::DocId;
@@ -363,7 +363,7 @@ impl Writer {
             tally,
             pending,
         } = self;
-        let mut decided = decided.iter().peekable();
+        let mut decided = Ahead::new(ctx, decided);
         let mut uncaptured = uncaptured.iter().peekable();
         let mut cells = Vec::with_capacity(ctx.agents.len());
         loop {
@@ -379,9 +379,11 @@ impl Writer {
                             (None, None) => break,
                         };
                         let class = if take_decided {
-                            let Some(site) = decided.next() else { break };
+                            let Some((site, found)) = decided.next() else {
+                                break;
+                            };
                             let rank = ranked.get(&site.name).copied();
-                            ctx.site_rows(site, rank, &mut cells, builder)
+                            ctx.site_rows(site, found, rank, &mut cells, builder)
                         } else {
                             let Some((name, rank)) = uncaptured.next() else {
                                 break;
@@ -451,6 +453,56 @@ fn choose_agents<'a>(
     Ok(all.filter(|(a, _)| list.iter().any(|l| l == a)).collect())
 }
 
+/// The decided sites in order, each with what [`Context::look_up`] finds for it, looked
+/// up [`Ahead::CHUNK`] sites at a time in a loop of their own: the look-ups do not
+/// depend on each other, so the processor overlaps their cache misses (made one site
+/// at a time between rows, they were 3% of the 2M bench crawl's samples).
+struct Ahead<'c, 'a> {
+    ctx: &'c Context<'a>,
+    sites: &'c [Site],
+    /// The sites before `next` are taken; `found[i]` is site `next + i`'s.
+    next: usize,
+    found: std::collections::VecDeque<Found<'a>>,
+}
+
+impl<'c, 'a> Ahead<'c, 'a> {
+    const CHUNK: usize = 256;
+
+    fn new(ctx: &'c Context<'a>, sites: &'c [Site]) -> Self {
+        Ahead {
+            ctx,
+            sites,
+            next: 0,
+            found: std::collections::VecDeque::with_capacity(Self::CHUNK),
+        }
+    }
+
+    fn peek(&self) -> Option<&'c Site> {
+        self.sites.get(self.next)
+    }
+
+    fn next(&mut self) -> Option<(&'c Site, Found<'a>)> {
+        let site = self.sites.get(self.next)?;
+        if self.found.is_empty() {
+            let end = (self.next + Self::CHUNK).min(self.sites.len());
+            let ctx = self.ctx;
+            let sites = self.sites.get(self.next..end).unwrap_or_default();
+            self.found.extend(sites.iter().map(|s| ctx.look_up(s)));
+        }
+        let found = self.found.pop_front()?;
+        self.next += 1;
+        Some((site, found))
+    }
+}
+
+/// What a decided site's rows need from the maps: its deciding capture's agents facts,
+/// its URL, and its start URL.
+struct Found<'a> {
+    facts: CaptureFacts<'a>,
+    url: Option<&'a str>,
+    start_url: Option<&'a str>,
+}
+
 /// What the rows of one crawl are built from.
 struct Context<'a> {
     options: &'a Options,
@@ -473,11 +525,20 @@ impl<'a> Context<'a> {
         }
     }
 
-    /// The rows of a site with a capture; returns its status class. `cells` is room
-    /// for the agents' cells, reused from site to site.
+    fn look_up(&self, site: &Site) -> Found<'a> {
+        Found {
+            facts: self.facts.of(site.end.doc_id),
+            url: self.urls.get(&site.end.doc_id).map(|u| &**u),
+            start_url: self.urls.get(&site.start).map(|u| &**u),
+        }
+    }
+
+    /// The rows of a site with a capture (`found`: its [`Context::look_up`]); returns
+    /// its status class. `cells` is room for the agents' cells, reused from site to site.
     fn site_rows(
         &self,
         site: &Site,
+        found: Found<'a>,
         rank: Option<i64>,
         cells: &mut Vec<AgentCells<'a>>,
         builder: &mut SitesBuilder,
@@ -485,8 +546,7 @@ impl<'a> Context<'a> {
         let end = &site.end;
         let class = StatusClass::of(site.chain.fetch, end.mime_ok, end.has_rules);
         let parsed = site.chain.fetch == crate::census::site_classes::Fetch::Success;
-        // Looked up once per site, not once per agent row.
-        let captured = self.facts.of(end.doc_id);
+        let captured = found.facts;
         cells.clear();
         cells.extend(self.agents.iter().map(|&(agent, index)| {
             let facts = parsed
@@ -507,8 +567,8 @@ impl<'a> Context<'a> {
         let shared = SiteCells {
             status_class: class.as_str(),
             doc_id: Some(end.doc_id),
-            url: self.urls.get(&end.doc_id).map(|u| &**u),
-            start_url: self.urls.get(&site.start).map(|u| &**u),
+            url: found.url,
+            start_url: found.start_url,
             http_status: end.status,
             redirect_hops: site.chain.hops,
             captures: site.captures,
