@@ -58,6 +58,7 @@ fn profile_answers() -> PathBuf {
 /// One live library process answering single questions (to minimise a disagreement,
 /// and to check a report's lines).
 pub(crate) struct Oracle {
+    profile: Profile,
     child: std::process::Child,
     out: BufReader<std::process::ChildStdout>,
 }
@@ -84,7 +85,11 @@ impl Oracle {
             .spawn()
             .expect("start the oracle");
         let out = BufReader::new(child.stdout.take().expect("oracle stdout"));
-        Oracle { child, out }
+        Oracle {
+            profile,
+            child,
+            out,
+        }
     }
 
     pub(crate) fn ask(&mut self, body: &[u8], agent: &str, url: &str) -> char {
@@ -93,7 +98,19 @@ impl Oracle {
         writeln!(stdin, "{q}").expect("ask the oracle");
         let mut line = String::new();
         self.out.read_line(&mut line).expect("oracle answer");
-        line.trim().chars().next().unwrap_or('?')
+        // A library that failed to load (node_modules missing: `make node`) ends the
+        // process: no answer is an error, never read as "disallowed".
+        // "E": the library raised on the file; "U" (robots-parser): no answer for it.
+        match line.trim() {
+            "1" => '1',
+            "0" => '0',
+            "E" => 'E',
+            "U" => 'U',
+            other => panic!(
+                "the {} oracle gave no answer ({other:?}) to {agent:?} {url:?}: is its library installed (make venv node)?",
+                self.profile.name()
+            ),
+        }
     }
 }
 
