@@ -20,6 +20,7 @@ mod key;
 pub(crate) mod passes;
 mod ranks;
 pub(crate) mod read;
+mod rows;
 pub(crate) mod write;
 
 use std::collections::HashMap;
@@ -30,16 +31,15 @@ pub use crate::limits::MAX_REDIRECT_HOPS;
 pub use key::SiteKey;
 
 use crate::limits::DEFAULT_MEMORY_LIMIT;
-use crate::limits::STEP_BATCH_ROWS;
 use crate::output::catalog::{Catalog, DatasetState};
-use crate::output::read::{IdMap, SortedIds};
+use crate::output::read::SortedIds;
 use crate::output::Table;
 use crate::verdicts::AgentsArg;
-use agents::{AgentFacts, AgentRows, CaptureFacts};
-use decide::Site;
+use agents::AgentRows;
 use passes::Plan;
 use read::DocId;
-use write::{AgentCells, SiteCells, SitesBuilder, TableFile};
+use rows::{Context, Writer};
+use write::TableFile;
 
 /// Errors of the site step: all end it (exit 2).
 #[derive(Debug, thiserror::Error)]
@@ -273,12 +273,7 @@ fn one_crawl(
         options.site_key,
         options.memory_limit,
     )?;
-    let mut writer = Writer {
-        file: TableFile::create(path, Table::Sites, state)?,
-        builder: SitesBuilder::default(),
-        tally: Tally::default(),
-        pending: None,
-    };
+    let mut writer = Writer::create(path, state)?;
     for pass in plan.passes() {
         // What the planning scan or the pass before freed goes back first.
         if plan.len() > 1 {
@@ -337,97 +332,6 @@ fn one_crawl(
     })
 }
 
-/// The crawl's partition being written: one builder from the first pass to the last,
-/// so batches (and the file) do not depend on the passes.
-struct Writer {
-    file: TableFile,
-    builder: SitesBuilder,
-    tally: Tally,
-    /// The last full batch, written while the next one is built.
-    pending: Option<arrow_array::RecordBatch>,
-}
-
-impl Writer {
-    /// Appends the rows of `decided` merged by name with the ranked sites without a
-    /// capture (`uncaptured`); a batch not yet full waits for the next pass.
-    fn append(
-        &mut self,
-        ctx: &Context<'_>,
-        decided: &[Site],
-        uncaptured: &[(&str, i64)],
-        ranked: &HashMap<String, i64>,
-    ) -> Result<(), SitesError> {
-        let Writer {
-            file,
-            builder,
-            tally,
-            pending,
-        } = self;
-        let mut decided = Ahead::new(ctx, decided);
-        let mut uncaptured = uncaptured.iter().peekable();
-        let mut cells = Vec::with_capacity(ctx.agents.len());
-        loop {
-            // Batch n is encoded while batch n+1 is built: the two halves of the step's time.
-            let (written, built) = rayon::join(
-                || pending.take().map_or(Ok(()), |batch| file.write(&batch)),
-                || {
-                    while builder.rows() < STEP_BATCH_ROWS {
-                        let take_decided = match (decided.peek(), uncaptured.peek()) {
-                            (Some(d), Some(u)) => d.name.as_str() < u.0,
-                            (Some(_), None) => true,
-                            (None, Some(_)) => false,
-                            (None, None) => break,
-                        };
-                        let class = if take_decided {
-                            let Some((site, found)) = decided.next() else {
-                                break;
-                            };
-                            let rank = ranked.get(&site.name).copied();
-                            ctx.site_rows(site, found, rank, &mut cells, builder)
-                        } else {
-                            let Some((name, rank)) = uncaptured.next() else {
-                                break;
-                            };
-                            ctx.uncaptured_rows(name, *rank, &mut cells, builder)
-                        };
-                        tally.sites += 1;
-                        tally.classes[class.index()] += 1;
-                    }
-                    Ok::<(), SitesError>(())
-                },
-            );
-            written?;
-            built?;
-            if builder.rows() < STEP_BATCH_ROWS {
-                return Ok(());
-            }
-            tally.rows += builder.rows();
-            *pending = Some(builder.finish()?);
-        }
-    }
-
-    /// Writes what is left and commits the file.
-    fn finish(mut self) -> Result<Tally, SitesError> {
-        if let Some(batch) = self.pending.take() {
-            self.file.write(&batch)?;
-        }
-        if self.builder.rows() > 0 {
-            self.tally.rows += self.builder.rows();
-            self.file.write(&self.builder.finish()?)?;
-        }
-        self.file.commit()?;
-        Ok(self.tally)
-    }
-}
-
-/// What one crawl's partition holds: sites, rows, sites per status class.
-#[derive(Default)]
-struct Tally {
-    sites: usize,
-    rows: usize,
-    classes: PerClass<usize>,
-}
-
 /// The agents to report for a crawl, in name order, with their index in `rows`:
 /// `--agents` (each must be in the table) or all of the table's.
 fn choose_agents<'a>(
@@ -451,151 +355,4 @@ fn choose_agents<'a>(
         });
     }
     Ok(all.filter(|(a, _)| list.iter().any(|l| l == a)).collect())
-}
-
-/// The decided sites in order, each with what [`Context::look_up`] finds for it, looked
-/// up [`Ahead::CHUNK`] sites at a time in a loop of their own: the look-ups do not
-/// depend on each other, so the processor overlaps their cache misses (made one site
-/// at a time between rows, they were 3% of the 2M bench crawl's samples).
-struct Ahead<'c, 'a> {
-    ctx: &'c Context<'a>,
-    sites: &'c [Site],
-    /// The sites before `next` are taken; `found[i]` is site `next + i`'s.
-    next: usize,
-    found: std::collections::VecDeque<Found<'a>>,
-}
-
-impl<'c, 'a> Ahead<'c, 'a> {
-    const CHUNK: usize = 256;
-
-    fn new(ctx: &'c Context<'a>, sites: &'c [Site]) -> Self {
-        Ahead {
-            ctx,
-            sites,
-            next: 0,
-            found: std::collections::VecDeque::with_capacity(Self::CHUNK),
-        }
-    }
-
-    fn peek(&self) -> Option<&'c Site> {
-        self.sites.get(self.next)
-    }
-
-    fn next(&mut self) -> Option<(&'c Site, Found<'a>)> {
-        let site = self.sites.get(self.next)?;
-        if self.found.is_empty() {
-            let end = (self.next + Self::CHUNK).min(self.sites.len());
-            let ctx = self.ctx;
-            let sites = self.sites.get(self.next..end).unwrap_or_default();
-            self.found.extend(sites.iter().map(|s| ctx.look_up(s)));
-        }
-        let found = self.found.pop_front()?;
-        self.next += 1;
-        Some((site, found))
-    }
-}
-
-/// What a decided site's rows need from the maps: its deciding capture's agents facts,
-/// its URL, and its start URL.
-struct Found<'a> {
-    facts: CaptureFacts<'a>,
-    url: Option<&'a str>,
-    start_url: Option<&'a str>,
-}
-
-/// What the rows of one crawl are built from.
-struct Context<'a> {
-    options: &'a Options,
-    crawl: &'a str,
-    urls: &'a IdMap<Box<str>>,
-    facts: &'a AgentRows,
-    agents: &'a [(&'a str, usize)],
-}
-
-impl<'a> Context<'a> {
-    fn base<'r>(&'r self, site: &'r str, rank: Option<i64>) -> SiteCells<'r> {
-        SiteCells {
-            crawl: self.crawl,
-            site,
-            rank,
-            top_k: rank.map(crate::census::site_classes::top_k),
-            site_key: self.options.site_key.as_str(),
-            status_semantics: self.options.semantics.as_str(),
-            ..SiteCells::default()
-        }
-    }
-
-    fn look_up(&self, site: &Site) -> Found<'a> {
-        Found {
-            facts: self.facts.of(site.end.doc_id),
-            url: self.urls.get(&site.end.doc_id).map(|u| &**u),
-            start_url: self.urls.get(&site.start).map(|u| &**u),
-        }
-    }
-
-    /// The rows of a site with a capture (`found`: its [`Context::look_up`]); returns
-    /// its status class. `cells` is room for the agents' cells, reused from site to site.
-    fn site_rows(
-        &self,
-        site: &Site,
-        found: Found<'a>,
-        rank: Option<i64>,
-        cells: &mut Vec<AgentCells<'a>>,
-        builder: &mut SitesBuilder,
-    ) -> StatusClass {
-        let end = &site.end;
-        let class = StatusClass::of(site.chain.fetch, end.mime_ok, end.has_rules);
-        let parsed = site.chain.fetch == crate::census::site_classes::Fetch::Success;
-        let captured = found.facts;
-        cells.clear();
-        cells.extend(self.agents.iter().map(|&(agent, index)| {
-            let facts = parsed
-                .then(|| captured.get(index))
-                .filter(|f| !f.is_missing());
-            AgentCells {
-                agent,
-                google_class: match facts {
-                    Some(f) => f.probe_class(),
-                    None if parsed => None,
-                    None => class.status_meaning(),
-                },
-                root_allowed: facts.and_then(AgentFacts::root_allowed),
-                cc_class: facts.and_then(AgentFacts::cc_class),
-                named: facts.is_some_and(AgentFacts::named),
-            }
-        }));
-        let shared = SiteCells {
-            status_class: class.as_str(),
-            doc_id: Some(end.doc_id),
-            url: found.url,
-            start_url: found.start_url,
-            http_status: end.status,
-            redirect_hops: site.chain.hops,
-            captures: site.captures,
-            ..self.base(&site.name, rank)
-        };
-        builder.append_site(&shared, cells);
-        class
-    }
-
-    /// The rows of a ranked site without any robots.txt capture in the crawl.
-    fn uncaptured_rows(
-        &self,
-        site: &str,
-        rank: i64,
-        cells: &mut Vec<AgentCells<'a>>,
-        builder: &mut SitesBuilder,
-    ) -> StatusClass {
-        cells.clear();
-        cells.extend(self.agents.iter().map(|&(agent, _)| AgentCells {
-            agent,
-            ..AgentCells::default()
-        }));
-        let shared = SiteCells {
-            status_class: StatusClass::NoCapture.as_str(),
-            ..self.base(site, Some(rank))
-        };
-        builder.append_site(&shared, cells);
-        StatusClass::NoCapture
-    }
 }
