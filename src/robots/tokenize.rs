@@ -477,6 +477,22 @@ mod tests {
     }
 
     #[test]
+    fn google_comment_past_the_line_cut_is_not_seen() {
+        // robots.cc cuts the line first: a '#' beyond MAX_LINE_LEN marks no comment.
+        let mut body = vec![b'a'; MAX_LINE_LEN];
+        body.extend_from_slice(b"#x\nb");
+        let ls = lines(&body);
+        assert!(ls[0].too_long && !ls[0].has_comment);
+        assert_eq!(ls[0].text.len(), MAX_LINE_LEN);
+        // One byte earlier, it is the last byte kept.
+        body.remove(0);
+        let ls = lines(&body);
+        assert!(ls[0].too_long && ls[0].has_comment);
+        assert_eq!(ls[0].text.len(), MAX_LINE_LEN);
+        assert_eq!((ls.len(), ls[1].text), (2, &b"b"[..]));
+    }
+
+    #[test]
     fn google_nul_ends_line_content() {
         let ls = lines(b"Disallow: /a\0/b\nAllow: /c");
         assert!(ls[0].has_nul);
