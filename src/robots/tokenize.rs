@@ -149,37 +149,34 @@ impl<'a> Iterator for Lines<'a> {
                 None => self.done = true,
             }
             self.number += 1;
-            let hash = if self.any_nul {
-                Hash::Search
-            } else {
-                Hash::At(hash)
-            };
-            return Some(split_line(self.number, start, raw, hash));
+            return Some(split_line(self.number, start, raw, hash, self.any_nul));
         }
         None
     }
 }
 
-/// What [`split_line`] knows of a line's NULs and first '#'.
-#[derive(Clone, Copy)]
-enum Hash {
-    /// The line has no NUL; its first '#' is at this position, if it has one.
-    At(Option<usize>),
-    /// The line may hold a NUL: search it for both.
-    Search,
-}
-
-fn split_line(number: u32, offset: usize, raw: &[u8], hash: Hash) -> Line<'_> {
+/// One line of `raw` bytes: `hash` is the position of its first '#', if any;
+/// `may_hold_nul` says whether it must be searched for a NUL.
+fn split_line(
+    number: u32,
+    offset: usize,
+    raw: &[u8],
+    hash: Option<usize>,
+    may_hold_nul: bool,
+) -> Line<'_> {
     let too_long = raw.len() > MAX_LINE_LEN;
     let kept = &raw[..raw.len().min(MAX_LINE_LEN)];
-    let (text, has_nul, hash) = match hash {
-        Hash::At(hash) => (kept, false, hash),
-        Hash::Search => match memchr::memchr(0, kept) {
-            Some(i) => (&kept[..i], true, memchr::memchr(b'#', &kept[..i])),
-            None => (kept, false, memchr::memchr(b'#', kept)),
-        },
+    let nul = if may_hold_nul {
+        memchr::memchr(0, kept)
+    } else {
+        None
     };
-    // A '#' past the kept text (cut at a NUL or at MAX_LINE_LEN) is not there.
+    let (text, has_nul) = match nul {
+        Some(i) => (&kept[..i], true),
+        None => (kept, false),
+    };
+    // The line's first '#' is the text's first when it lies inside the text; past it
+    // (the line cut at a NUL or at MAX_LINE_LEN), the text holds no '#'.
     let (content, has_comment) = match hash {
         Some(i) if i < text.len() => (&text[..i], true),
         _ => (text, false),
