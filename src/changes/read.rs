@@ -307,9 +307,10 @@ pub fn rule_lines(
                 .get("product_tokens")?
                 .as_list_opt::<i32>()
                 .ok_or_else(|| c.wrong("product_tokens"))?;
-            for i in 0..batch.num_rows() {
+            let keep = wanted.rows(&ids, batch.num_rows());
+            for (i, &kept) in keep.iter().enumerate() {
                 let id = ids.value(i);
-                if !wanted.contains(id) {
+                if !kept {
                     continue;
                 }
                 let list = lists.value(i);
@@ -332,7 +333,8 @@ pub fn rule_lines(
             };
             let (ids, index) = (c.ids("doc_id")?, c.i32("group_index")?);
             let (directive, pattern) = (c.str("directive")?, c.str("pattern")?);
-            for i in 0..batch.num_rows() {
+            let keep = wanted.rows(&ids, batch.num_rows());
+            for (i, &kept) in keep.iter().enumerate() {
                 let directive = match directive.value(i) {
                     "allow" => "allow",
                     "disallow" => "disallow",
@@ -343,7 +345,7 @@ pub fn rule_lines(
                     continue;
                 }
                 let id = ids.value(i);
-                if !wanted.contains(id) {
+                if !kept {
                     continue;
                 }
                 let Some(names) = tokens.get(&(id, index.value(i))) else {
@@ -376,9 +378,10 @@ pub fn sitemaps(
                 path: &path,
             };
             let (ids, urls) = (c.ids("doc_id")?, c.str("url")?);
-            for i in 0..batch.num_rows() {
+            let keep = wanted.rows(&ids, batch.num_rows());
+            for (i, &kept) in keep.iter().enumerate() {
                 let id = ids.value(i);
-                if wanted.contains(id) {
+                if kept {
                     maps.entry(id).or_default().insert(urls.value(i).into());
                 }
             }

@@ -228,10 +228,7 @@ impl RowGroup<'_> {
                 .column_by_name("doc_id")
                 .and_then(|c| Ids::of(c.as_ref()))
                 .ok_or_else(|| unexpected("doc_id"))?;
-            let keep: Vec<bool> = (0..batch.num_rows())
-                .map(|i| ids.is_valid(i) && wanted.contains(ids.value(i)))
-                .collect();
-            Ok(BooleanArray::from(keep))
+            Ok(BooleanArray::from(wanted.rows(&ids, batch.num_rows())))
         });
         let builder = builder.with_row_filter(RowFilter::new(vec![Box::new(predicate)]));
         Ok(EitherRows::Filtered(reader(path, builder, columns)?))
@@ -356,6 +353,13 @@ impl<'a> Ids<'a> {
         }
     }
 
+    pub(crate) fn null_count(&self) -> usize {
+        match self {
+            Ids::Fixed(a) => a.null_count(),
+            Ids::Binary(a) => a.null_count(),
+        }
+    }
+
     pub(crate) fn value(&self, i: usize) -> DocId {
         let bytes = match self {
             Ids::Fixed(a) => a.value(i),
@@ -450,6 +454,33 @@ impl SortedIds {
         self.position(id).is_some()
     }
 
+    /// [`SortedIds::position`] of each of `ids`, appended to `out` in order. The
+    /// look-ups of a batch do not depend on each other: made in phases over chunks
+    /// (every bucket's bounds loaded, then the searches), their cache misses overlap,
+    /// where one look-up after the other waits for each miss in turn. A pass's ids are
+    /// megabytes, outside the caches, and a table is asked about each of its rows.
+    pub fn positions(&self, ids: &[DocId], out: &mut Vec<Option<usize>>) {
+        const CHUNK: usize = 32;
+        out.reserve(ids.len());
+        for chunk in ids.chunks(CHUNK) {
+            let mut bounds = [(0usize, 0usize); CHUNK];
+            for (b, id) in bounds.iter_mut().zip(chunk) {
+                let k = bucket(id, self.bits);
+                *b = match (self.starts.get(k), self.starts.get(k + 1)) {
+                    (Some(&from), Some(&to)) => (from as usize, to as usize),
+                    _ => (0, 0),
+                };
+            }
+            for (&(from, to), id) in bounds.iter().zip(chunk) {
+                let found = self.ids.get(from..to).and_then(|slice| {
+                    // Most buckets hold one id or none: the search is one comparison.
+                    slice.binary_search(id).ok().map(|i| from + i)
+                });
+                out.push(found);
+            }
+        }
+    }
+
     pub fn len(&self) -> usize {
         self.ids.len()
     }
@@ -484,15 +515,54 @@ impl<S: AsRef<SortedIds>> Wanted<S> {
         Wanted { ids, last: None }
     }
 
-    pub(crate) fn contains(&mut self, id: DocId) -> bool {
-        match self.last {
-            Some((last, answer)) if last == id => answer,
-            _ => {
-                let answer = self.ids.as_ref().contains(&id);
-                self.last = Some((id, answer));
-                answer
+    /// Whether each row of a batch's `doc_id` column is wanted (a null id never is):
+    /// one look-up per run of equal ids, the answer of the batch before's last run
+    /// carried over, the batch's look-ups made together ([`SortedIds::positions`]). Made row by row they were a third of
+    /// what a second pass of the sites step added (BENCHMARKS.md).
+    pub(crate) fn rows(&mut self, ids: &Ids<'_>, rows: usize) -> Vec<bool> {
+        let all_valid = ids.null_count() == 0;
+        let valid = |i: usize| all_valid || ids.is_valid(i);
+        let mut keep = vec![false; rows];
+        // A run's answer holds up to the next run's first row, null rows excepted.
+        let mut fill = |from: usize, to: usize, answer: bool| match (answer, all_valid) {
+            (false, _) => {}
+            (true, true) => keep[from..to].fill(true),
+            (true, false) => (from..to).for_each(|i| keep[i] = valid(i)),
+        };
+        let mut answer = self.last.is_some_and(|(_, answer)| answer);
+        let mut last = self.last.map(|(id, _)| id);
+        // The first rows of the next runs and their ids, AHEAD at a time: enough for
+        // the look-ups to overlap, few enough to hold nothing per row.
+        const AHEAD: usize = 256;
+        let (mut runs, mut asked) = (Vec::with_capacity(AHEAD), Vec::with_capacity(AHEAD));
+        let mut found = Vec::with_capacity(AHEAD);
+        let (mut from, mut i) = (0, 0);
+        while i < rows {
+            runs.clear();
+            asked.clear();
+            found.clear();
+            while i < rows && runs.len() < AHEAD {
+                if valid(i) {
+                    let id = ids.value(i);
+                    if last != Some(id) {
+                        runs.push(i);
+                        asked.push(id);
+                        last = Some(id);
+                    }
+                }
+                i += 1;
+            }
+            self.ids.as_ref().positions(&asked, &mut found);
+            for (&run, found) in runs.iter().zip(&found) {
+                fill(from, run, answer);
+                (from, answer) = (run, found.is_some());
             }
         }
+        fill(from, rows, answer);
+        if let Some(id) = last {
+            self.last = Some((id, answer));
+        }
+        keep
     }
 }
 
@@ -597,18 +667,42 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
     }
 
+    /// A `doc_id` column of `ids` (`None`: a null row), as `Ids` reads it.
+    fn id_column(ids: &[Option<DocId>]) -> arrow_array::FixedSizeBinaryArray {
+        arrow_array::FixedSizeBinaryArray::try_from_sparse_iter_with_size(
+            ids.iter().map(|id| id.as_ref().map(|id| id.as_slice())),
+            16,
+        )
+        .expect("16-byte ids")
+    }
+
+    /// What `Wanted::rows` must answer: each row's id searched in the sorted list.
+    fn searched(list: &[DocId], ids: &[Option<DocId>]) -> Vec<bool> {
+        let mut sorted = list.to_vec();
+        sorted.sort_unstable();
+        ids.iter()
+            .map(|id| id.is_some_and(|id| sorted.binary_search(&id).is_ok()))
+            .collect()
+    }
+
     #[test]
     fn wanted_answers_repeated_ids_as_a_binary_search_would() {
         let ids: Vec<DocId> = vec![[1; 16], [4; 16], [9; 16]];
         let sorted = SortedIds::new(ids.clone());
+        let rows: Vec<Option<DocId>> = [1u8, 1, 0, 1, 2, 2, 4, 9, 9, 3, 1, 10, 0]
+            .iter()
+            .map(|&d| (d != 0).then_some([d; 16]))
+            .collect();
         let mut wanted = Wanted::new(&sorted);
-        for d in [1u8, 1, 2, 2, 4, 9, 9, 3, 1, 10] {
-            assert_eq!(
-                wanted.contains([d; 16]),
-                ids.binary_search(&[d; 16]).is_ok(),
-                "{d}"
-            );
-        }
+        // Two batches, a run of 9s across them: the second starts from the first's answer.
+        let (first, second) = rows.split_at(8);
+        let mut answers = wanted.rows(&Ids::Fixed(&id_column(first)), first.len());
+        answers.extend(wanted.rows(&Ids::Fixed(&id_column(second)), second.len()));
+        assert_eq!(answers, searched(&ids, &rows));
+        assert_eq!(
+            answers,
+            [true, true, false, true, false, false, true, true, true, false, true, false, false]
+        );
     }
 
     #[test]
@@ -706,11 +800,49 @@ mod tests {
                 sorted.sort_unstable();
                 sorted.dedup();
                 proptest::prop_assert_eq!(index.len(), sorted.len());
-                for id in list.iter().chain(&probes).chain(&crowded) {
+                let asked: Vec<DocId> = list.iter().chain(&probes).chain(&crowded).copied().collect();
+                let mut batched = Vec::new();
+                index.positions(&asked, &mut batched);
+                proptest::prop_assert_eq!(batched.len(), asked.len());
+                for (id, batched) in asked.iter().zip(batched) {
                     let expected = sorted.binary_search(id).ok();
                     proptest::prop_assert_eq!(index.position(id), expected);
+                    proptest::prop_assert_eq!(batched, expected);
                 }
             }
+        }
+
+        /// `Wanted::rows` over batches of runs of equal ids, nulls among them, a run
+        /// continuing from one batch into the next: each row wanted exactly when a
+        /// search of the sorted list finds its id.
+        #[test]
+        fn wanted_rows_answer_each_row_as_a_search_would(
+            list in proptest::collection::vec(proptest::array::uniform16(0u8..4), 0..40),
+            runs in proptest::collection::vec(
+                (proptest::option::weighted(0.9, 0usize..60), 1usize..5),
+                0..120,
+            ),
+            cuts in proptest::collection::vec(0usize..400, 0..4),
+        ) {
+            // A run's id: one of the list's when `pick` falls in it (wanted), else
+            // one made from `pick` (wanted only if it happens to be listed too).
+            let id_of = |pick: usize| list.get(pick).copied().unwrap_or([pick as u8 % 4; 16]);
+            let rows: Vec<Option<DocId>> = runs
+                .iter()
+                .flat_map(|&(pick, n)| std::iter::repeat_n(pick.map(id_of), n))
+                .collect();
+            let mut cuts: Vec<usize> = cuts.into_iter().map(|c| c.min(rows.len())).collect();
+            cuts.push(0);
+            cuts.push(rows.len());
+            cuts.sort_unstable();
+            let sorted = SortedIds::new(list.clone());
+            let mut wanted = Wanted::new(&sorted);
+            let mut answers = Vec::new();
+            for pair in cuts.windows(2) {
+                let batch = &rows[pair[0]..pair[1]];
+                answers.extend(wanted.rows(&Ids::Fixed(&id_column(batch)), batch.len()));
+            }
+            proptest::prop_assert_eq!(answers, searched(&list, &rows));
         }
     }
 }

@@ -295,8 +295,11 @@ fn read_agents_group(
                 last = Some(id);
             }
         }
-        for (first, wanted_row) in &mut firsts {
-            *wanted_row = wanted.position(&ids.value(*first));
+        let asked: Vec<DocId> = firsts.iter().map(|&(first, _)| ids.value(first)).collect();
+        let mut found = Vec::with_capacity(asked.len());
+        wanted.positions(&asked, &mut found);
+        for ((_, wanted_row), found) in firsts.iter_mut().zip(found) {
+            *wanted_row = found;
         }
         let mut firsts = firsts.into_iter().peekable();
         for i in 0..batch.num_rows() {

@@ -18,7 +18,9 @@ use arrow_array::{Array, RecordBatch};
 use super::passes::{prefix, Pass, Redirects};
 use super::SiteKey;
 use super::SitesError;
-use crate::output::read::{batches, in_parallel, IdMap, Ids, ReadError, RowGroup, SortedIds};
+use crate::output::read::{
+    batches, in_parallel, IdMap, Ids, ReadError, RowGroup, SortedIds, Wanted,
+};
 
 /// The id of a capture, as `documents.doc_id` holds it (16 bytes, a UUID).
 pub use crate::output::rows::DocId;
@@ -435,6 +437,7 @@ pub fn read_urls(files: &[PathBuf], wanted: &SortedIds) -> Result<IdMap<Box<str>
         files,
         |group| {
             let mut found: Vec<(DocId, Box<str>)> = Vec::new();
+            let mut asked = Wanted::new(wanted);
             for batch in group.batches(&["doc_id", "url"])? {
                 let batch = batch?;
                 let c = Columns {
@@ -442,10 +445,10 @@ pub fn read_urls(files: &[PathBuf], wanted: &SortedIds) -> Result<IdMap<Box<str>
                     path: group.path,
                 };
                 let (ids, col) = (c.ids("doc_id")?, c.str("url")?);
-                for i in 0..batch.num_rows() {
-                    let id = ids.value(i);
-                    if let Some(url) = opt(col, i).filter(|_| wanted.contains(&id)) {
-                        found.push((id, url.into()));
+                let keep = asked.rows(&ids, batch.num_rows());
+                for (i, _) in keep.iter().enumerate().filter(|(_, &keep)| keep) {
+                    if let Some(url) = opt(col, i) {
+                        found.push((ids.value(i), url.into()));
                     }
                 }
             }
