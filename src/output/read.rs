@@ -517,8 +517,9 @@ impl<S: AsRef<SortedIds>> Wanted<S> {
 
     /// Whether each row of a batch's `doc_id` column is wanted (a null id never is):
     /// one look-up per run of equal ids, the answer of the batch before's last run
-    /// carried over, the batch's look-ups made together ([`SortedIds::positions`]). Made row by row they were a third of
-    /// what a second pass of the sites step added (BENCHMARKS.md).
+    /// carried over, the batch's look-ups made together ([`SortedIds::positions`]).
+    /// Made row by row, they were a third of what a second pass of the sites step
+    /// added (BENCHMARKS.md).
     pub(crate) fn rows(&mut self, ids: &Ids<'_>, rows: usize) -> Vec<bool> {
         let all_valid = ids.null_count() == 0;
         let valid = |i: usize| all_valid || ids.is_valid(i);
