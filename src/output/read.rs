@@ -507,7 +507,8 @@ fn bucket(id: &DocId, bits: u32) -> usize {
 /// [`SortedIds`], borrowed or shared.
 pub(crate) struct Wanted<S> {
     ids: S,
-    last: Option<(DocId, bool)>,
+    /// The last run's id and its position among the wanted.
+    last: Option<(DocId, Option<usize>)>,
 }
 
 impl<S: AsRef<SortedIds>> Wanted<S> {
@@ -515,22 +516,54 @@ impl<S: AsRef<SortedIds>> Wanted<S> {
         Wanted { ids, last: None }
     }
 
-    /// Whether each row of a batch's `doc_id` column is wanted (a null id never is):
-    /// one look-up per run of equal ids, the answer of the batch before's last run
-    /// carried over, the batch's look-ups made together ([`SortedIds::positions`]).
-    /// Made row by row, they were a third of what a second pass of the sites step
-    /// added (BENCHMARKS.md).
+    /// Whether each row of a batch's `doc_id` column is wanted (a null id never is).
     pub(crate) fn rows(&mut self, ids: &Ids<'_>, rows: usize) -> Vec<bool> {
+        let mut keep = vec![false; rows];
+        self.each_run(ids, rows, |from, to, _| keep[from..to].fill(true));
+        keep
+    }
+
+    /// The position among the wanted of each row's id ([`SortedIds::position`]; None
+    /// for an id not wanted and for a null one).
+    pub(crate) fn positions(&mut self, ids: &Ids<'_>, rows: usize) -> Vec<Option<usize>> {
+        let mut found = vec![None; rows];
+        self.each_run(ids, rows, |from, to, at| found[from..to].fill(Some(at)));
+        found
+    }
+
+    /// Calls `answer(from, to, position)` for each span of rows whose id is wanted
+    /// (a null id never is): one look-up per run of equal ids, the answer of the batch
+    /// before's last run carried over, the batch's look-ups made together
+    /// ([`SortedIds::positions`]). Made row by row, they were a third of what a second
+    /// pass of the sites step added (BENCHMARKS.md).
+    fn each_run(
+        &mut self,
+        ids: &Ids<'_>,
+        rows: usize,
+        mut answer: impl FnMut(usize, usize, usize),
+    ) {
         let all_valid = ids.null_count() == 0;
         let valid = |i: usize| all_valid || ids.is_valid(i);
-        let mut keep = vec![false; rows];
         // A run's answer holds up to the next run's first row, null rows excepted.
-        let mut fill = |from: usize, to: usize, answer: bool| match (answer, all_valid) {
-            (false, _) => {}
-            (true, true) => keep[from..to].fill(true),
-            (true, false) => (from..to).for_each(|i| keep[i] = valid(i)),
+        let mut fill = |from: usize, to: usize, at: Option<usize>| {
+            let Some(at) = at else { return };
+            if all_valid {
+                return answer(from, to, at);
+            }
+            let mut start = from;
+            for i in from..to {
+                if !valid(i) {
+                    if start < i {
+                        answer(start, i, at);
+                    }
+                    start = i + 1;
+                }
+            }
+            if start < to {
+                answer(start, to, at);
+            }
         };
-        let mut answer = self.last.is_some_and(|(_, answer)| answer);
+        let mut current = self.last.and_then(|(_, at)| at);
         let mut last = self.last.map(|(id, _)| id);
         // The first rows of the next runs and their ids, AHEAD at a time: enough for
         // the look-ups to overlap, few enough to hold nothing per row.
@@ -554,16 +587,15 @@ impl<S: AsRef<SortedIds>> Wanted<S> {
                 i += 1;
             }
             self.ids.as_ref().positions(&asked, &mut found);
-            for (&run, found) in runs.iter().zip(&found) {
-                fill(from, run, answer);
-                (from, answer) = (run, found.is_some());
+            for (&run, &at) in runs.iter().zip(&found) {
+                fill(from, run, current);
+                (from, current) = (run, at);
             }
         }
-        fill(from, rows, answer);
+        fill(from, rows, current);
         if let Some(id) = last {
-            self.last = Some((id, answer));
+            self.last = Some((id, current));
         }
-        keep
     }
 }
 
@@ -677,13 +709,19 @@ mod tests {
         .expect("16-byte ids")
     }
 
-    /// What `Wanted::rows` must answer: each row's id searched in the sorted list.
-    fn searched(list: &[DocId], ids: &[Option<DocId>]) -> Vec<bool> {
+    /// What `Wanted::positions` must answer: each row's id searched in the sorted list
+    /// (`Wanted::rows`: whether it was found).
+    fn searched(list: &[DocId], ids: &[Option<DocId>]) -> Vec<Option<usize>> {
         let mut sorted = list.to_vec();
         sorted.sort_unstable();
+        sorted.dedup();
         ids.iter()
-            .map(|id| id.is_some_and(|id| sorted.binary_search(&id).is_ok()))
+            .map(|id| id.and_then(|id| sorted.binary_search(&id).ok()))
             .collect()
+    }
+
+    fn found(positions: &[Option<usize>]) -> Vec<bool> {
+        positions.iter().map(Option::is_some).collect()
     }
 
     #[test]
@@ -694,16 +732,17 @@ mod tests {
             .iter()
             .map(|&d| (d != 0).then_some([d; 16]))
             .collect();
-        let mut wanted = Wanted::new(&sorted);
+        let (mut wanted, mut at) = (Wanted::new(&sorted), Wanted::new(&sorted));
         // Two batches, a run of 9s across them: the second starts from the first's answer.
         let (first, second) = rows.split_at(8);
         let mut answers = wanted.rows(&Ids::Fixed(&id_column(first)), first.len());
         answers.extend(wanted.rows(&Ids::Fixed(&id_column(second)), second.len()));
-        assert_eq!(answers, searched(&ids, &rows));
-        assert_eq!(
-            answers,
-            [true, true, false, true, false, false, true, true, true, false, true, false, false]
-        );
+        let mut positions = at.positions(&Ids::Fixed(&id_column(first)), first.len());
+        positions.extend(at.positions(&Ids::Fixed(&id_column(second)), second.len()));
+        assert_eq!(positions, searched(&ids, &rows));
+        assert_eq!(answers, found(&positions));
+        let (n, a, b, c) = (None, Some(0), Some(1), Some(2));
+        assert_eq!(positions, [a, a, n, a, n, n, b, c, c, n, a, n, n]);
     }
 
     #[test]
@@ -813,9 +852,10 @@ mod tests {
             }
         }
 
-        /// `Wanted::rows` over batches of runs of equal ids, nulls among them, a run
-        /// continuing from one batch into the next: each row wanted exactly when a
-        /// search of the sorted list finds its id.
+        /// `Wanted::rows` and `positions` over batches of runs of equal ids, nulls among
+        /// them, a run continuing from one batch into the next: each row's position is
+        /// what a search of the sorted list finds for its id, and it is wanted exactly
+        /// when one is found.
         #[test]
         fn wanted_rows_answer_each_row_as_a_search_would(
             list in proptest::collection::vec(proptest::array::uniform16(0u8..4), 0..40),
@@ -837,13 +877,17 @@ mod tests {
             cuts.push(rows.len());
             cuts.sort_unstable();
             let sorted = SortedIds::new(list.clone());
-            let mut wanted = Wanted::new(&sorted);
-            let mut answers = Vec::new();
+            let (mut wanted, mut at) = (Wanted::new(&sorted), Wanted::new(&sorted));
+            let (mut answers, mut positions) = (Vec::new(), Vec::new());
             for pair in cuts.windows(2) {
                 let batch = &rows[pair[0]..pair[1]];
-                answers.extend(wanted.rows(&Ids::Fixed(&id_column(batch)), batch.len()));
+                let column = id_column(batch);
+                answers.extend(wanted.rows(&Ids::Fixed(&column), batch.len()));
+                positions.extend(at.positions(&Ids::Fixed(&column), batch.len()));
             }
-            proptest::prop_assert_eq!(answers, searched(&list, &rows));
+            let expected = searched(&list, &rows);
+            proptest::prop_assert_eq!(&answers, &found(&expected));
+            proptest::prop_assert_eq!(positions, expected);
         }
     }
 }

@@ -10,7 +10,9 @@ use arrow_array::Array;
 
 use super::read::{Columns, Dictionary, DocId};
 use super::SitesError;
-use crate::output::read::{in_parallel, AgentNumbers, ReadError, RowGroup, RowsOf, SortedIds};
+use crate::output::read::{
+    in_parallel, AgentNumbers, ReadError, RowGroup, RowsOf, SortedIds, Wanted,
+};
 use crate::robots::{ProbeClass, RuleSetClass};
 
 /// What the agents table says about one (capture, agent), in one byte: `named`
@@ -244,6 +246,7 @@ fn read_agents_group(
     // every capture: the capture and the agent of the row before are tried first. A
     // capture is looked up once, for its row among the wanted (None: not wanted).
     let mut current: Option<(DocId, Option<usize>)> = None;
+    let mut asked = Wanted::new(&**wanted);
     // Where the current capture's facts start in `facts`.
     let mut start = 0usize;
     let mut position = 0usize;
@@ -282,40 +285,25 @@ fn read_agents_group(
         let probe_codes = probe.map_values(|v| code(v, &ProbeClass::ALL, ProbeClass::as_str));
         let cc_codes = cc.map_values(|v| code(v, &RuleSetClass::ALL, RuleSetClass::as_str));
         let mut agent_numbers: Vec<Option<usize>> = agents.map_values(|_| None);
-        // The batch's captures (their first rows) are looked up first, in a loop of
-        // their own: the look-ups do not depend on each other, so the processor
-        // overlaps their cache misses. Made between rows, one at a time, they were 4%
-        // of the 2M bench crawl's samples.
-        let mut firsts: Vec<(usize, Option<usize>)> = Vec::new();
-        let mut last = current.map(|(id, _)| id);
-        for i in 0..batch.num_rows() {
+        // Each row's position among the wanted, one look-up per capture, the batch's
+        // look-ups made together so their cache misses overlap (one at a time, between
+        // rows, they were 4% of the 2M bench crawl's samples).
+        let found = asked.positions(&ids, batch.num_rows());
+        for (i, &at) in found.iter().enumerate() {
             let id = ids.value(i);
-            if last != Some(id) {
-                firsts.push((i, None));
-                last = Some(id);
-            }
-        }
-        let asked: Vec<DocId> = firsts.iter().map(|&(first, _)| ids.value(first)).collect();
-        let mut found = Vec::with_capacity(asked.len());
-        wanted.positions(&asked, &mut found);
-        for ((_, wanted_row), found) in firsts.iter_mut().zip(found) {
-            *wanted_row = found;
-        }
-        let mut firsts = firsts.into_iter().peekable();
-        for i in 0..batch.num_rows() {
-            let keep = match firsts.next_if(|&(first, _)| first == i) {
-                None => {
+            let keep = match current {
+                Some((capture, wanted_row)) if capture == id => {
                     position += 1;
-                    current.is_some_and(|(_, wanted_row)| wanted_row.is_some())
+                    wanted_row.is_some()
                 }
-                Some((_, wanted_row)) => {
+                _ => {
                     if let Some((_, Some(at))) = current {
                         captures.push((at, start..facts.len()));
                     }
                     start = facts.len();
                     position = 0;
-                    current = Some((ids.value(i), wanted_row));
-                    wanted_row.is_some()
+                    current = Some((id, at));
+                    at.is_some()
                 }
             };
             let key = agents.key(i).ok_or_else(|| c.wrong("agent"))?;

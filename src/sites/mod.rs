@@ -287,7 +287,7 @@ fn one_crawl(
             &pass,
         )?;
         decide::latest_per_url(&mut captures);
-        let sites = decide::sites(&captures, options.semantics);
+        let sites = decide::sites(&mut captures, options.semantics);
         drop(captures);
         // The captures are the pass's largest allocation: gone before the rows are built.
         if plan.len() > 1 {
@@ -300,7 +300,7 @@ fn one_crawl(
         // The two reads share the pool: the URLs' row groups are few and quick, and
         // the agents' are many, so neither waits for the other to end.
         let (urls, rows) = rayon::join(
-            || read::read_urls(files, &SortedIds::new(shown)),
+            || read::read_urls(files, SortedIds::new(shown)),
             // One pass of several wants a few of the crawl's captures: their rows alone.
             || agents::read_agents(&agent_files, ends, plan.len() > 1),
         );

@@ -18,9 +18,7 @@ use arrow_array::{Array, RecordBatch};
 use super::passes::{prefix, Pass, Redirects};
 use super::SiteKey;
 use super::SitesError;
-use crate::output::read::{
-    batches, in_parallel, IdMap, Ids, ReadError, RowGroup, SortedIds, Wanted,
-};
+use crate::output::read::{batches, in_parallel, Ids, ReadError, RowGroup, SortedIds, Wanted};
 
 /// The id of a capture, as `documents.doc_id` holds it (16 bytes, a UUID).
 pub use crate::output::rows::DocId;
@@ -428,16 +426,41 @@ fn read_crawl_group(
     Ok(captures)
 }
 
+/// The URLs of a pass's shown captures (deciding and starting), in one buffer: a span
+/// of `text` per wanted id, by its position among them. A map of boxed strings held
+/// about 60 bytes a URL besides its text (heaptrack, 1M bench crawl); this holds 16.
+#[derive(Debug, Default)]
+pub struct Urls {
+    ids: SortedIds,
+    /// `start..end` in `text` of each id's URL; `NO_URL` when none was read.
+    spans: Vec<(u64, u64)>,
+    text: String,
+}
+
+const NO_URL: (u64, u64) = (u64::MAX, 0);
+
+impl Urls {
+    /// The URL of `id`, if it is one of the wanted and its row has one.
+    pub fn get(&self, id: &DocId) -> Option<&str> {
+        let (start, end) = *self.spans.get(self.ids.position(id)?)?;
+        self.text
+            .get(usize::try_from(start).ok()?..usize::try_from(end).ok()?)
+    }
+}
+
 /// The URLs of the captures in `wanted`, read again from `files`: row groups in
 /// parallel, kept in file and row-group order (a capture read twice keeps its later
 /// URL, as one loop over the files would).
-pub fn read_urls(files: &[PathBuf], wanted: &SortedIds) -> Result<IdMap<Box<str>>, SitesError> {
-    let mut urls = IdMap::with_capacity_and_hasher(wanted.len(), Default::default());
+pub fn read_urls(files: &[PathBuf], wanted: SortedIds) -> Result<Urls, SitesError> {
+    let mut spans = vec![NO_URL; wanted.len()];
+    let mut text = String::new();
     in_parallel(
         files,
         |group| {
-            let mut found: Vec<(DocId, Box<str>)> = Vec::new();
-            let mut asked = Wanted::new(wanted);
+            // (position among the wanted, span in `found`) of each URL, in row order.
+            let mut at: Vec<(usize, std::ops::Range<usize>)> = Vec::new();
+            let mut found = String::new();
+            let mut asked = Wanted::new(&wanted);
             for batch in group.batches(&["doc_id", "url"])? {
                 let batch = batch?;
                 let c = Columns {
@@ -445,18 +468,29 @@ pub fn read_urls(files: &[PathBuf], wanted: &SortedIds) -> Result<IdMap<Box<str>
                     path: group.path,
                 };
                 let (ids, col) = (c.ids("doc_id")?, c.str("url")?);
-                let keep = asked.rows(&ids, batch.num_rows());
-                for (i, _) in keep.iter().enumerate().filter(|(_, &keep)| keep) {
-                    if let Some(url) = opt(col, i) {
-                        found.push((ids.value(i), url.into()));
+                let positions = asked.positions(&ids, batch.num_rows());
+                for (i, position) in positions.into_iter().enumerate() {
+                    if let (Some(position), Some(url)) = (position, opt(col, i)) {
+                        at.push((position, found.len()..found.len() + url.len()));
+                        found.push_str(url);
                     }
                 }
             }
-            Ok::<_, SitesError>(found)
+            Ok::<_, SitesError>((at, found))
         },
-        |found| urls.extend(found),
+        |(at, found)| {
+            for (position, range) in at {
+                let start = text.len() as u64;
+                text.push_str(&found[range]);
+                spans[position] = (start, text.len() as u64);
+            }
+        },
     )?;
-    Ok(urls)
+    Ok(Urls {
+        ids: wanted,
+        spans,
+        text,
+    })
 }
 
 /// The `agents` part files that go with `documents` part files: the same path

@@ -8,11 +8,11 @@ use std::path::Path;
 
 use super::agents::{AgentFacts, AgentRows, CaptureFacts};
 use super::decide::Site;
+use super::read::Urls;
 use super::write::{AgentCells, SiteCells, SitesBuilder, TableFile};
 use super::{Options, PerClass, SitesError, StatusClass};
 use crate::limits::STEP_BATCH_ROWS;
 use crate::output::catalog::DatasetState;
-use crate::output::read::IdMap;
 use crate::output::Table;
 
 /// The crawl's partition being written: one builder from the first pass to the last,
@@ -170,7 +170,7 @@ struct Found<'a> {
 pub(super) struct Context<'a> {
     pub(super) options: &'a Options,
     pub(super) crawl: &'a str,
-    pub(super) urls: &'a IdMap<Box<str>>,
+    pub(super) urls: &'a Urls,
     pub(super) facts: &'a AgentRows,
     pub(super) agents: &'a [(&'a str, usize)],
 }
@@ -191,8 +191,8 @@ impl<'a> Context<'a> {
     fn look_up(&self, site: &Site) -> Found<'a> {
         Found {
             facts: self.facts.of(site.end.doc_id),
-            url: self.urls.get(&site.end.doc_id).map(|u| &**u),
-            start_url: self.urls.get(&site.start).map(|u| &**u),
+            url: self.urls.get(&site.end.doc_id),
+            start_url: self.urls.get(&site.start),
         }
     }
 
