@@ -232,8 +232,9 @@ pub enum Layout {
     /// min/max statistics, which are cheap for them and let readers skip row groups.
     /// Interning integers in a dictionary cost ~4% of a run and made the files larger.
     Number,
-    /// A few strings repeated on every row (agents, codes, directives): dictionary,
-    /// no min/max. Every row group holds the whole domain, so min/max prune nothing.
+    /// Strings repeated from row to row (agents, codes, directives; a document's host on
+    /// each of its agents' rows): dictionary, no min/max. Every row group holds the
+    /// whole domain, so min/max prune nothing.
     Repeated,
     /// One value per part file (`source`): dictionary and min/max, so a query on one
     /// input skips the part files of the others.

@@ -212,7 +212,9 @@ table! {
         n_allow: Int32 required => "Non-empty allow rules that apply to the agent.",
         n_disallow: Int32 required => "Non-empty disallow rules that apply to the agent.",
         classification: Utf8 required => "full_disallow, partial_disallow, allowed, no_robots (4xx but 429), unreachable (5xx and 429: disallow all as Google reads them; RFC 9309 2.3.1.3 counts 429 as a 4xx), redirect (3xx) or unknown (revisit, no status).",
-        host: Utf8 nullable distinct => "URL host of the document, as documents.host (so this table can be used alone).",
+        // Not `distinct`: one document's host on each of its agents' rows, so the
+        // dictionary's indices come in runs (agents file 8% smaller, same instructions).
+        host: Utf8 nullable => "URL host of the document, as documents.host (so this table can be used alone).",
         probe_class: Utf8 nullable => "The Somesite study's reading of robots.cc's verdicts: full, partial or none from probing '/', every allow/disallow path of the file (one trailing '$' dropped; percent-escaped as robots.cc escapes patterns, the URL a crawler requests) and a dummy path; null when the body was not parsed.",
         cc_class: Utf8 nullable => "Common Crawl's exact-rule-set class of the rules that apply to the agent (its groups, else '*'): disallow_all ({Disallow: /}), allow_all ({Allow: /}, {Allow: *}, {Allow: /*}, {Allow: }, {Disallow: } or none), allow_part, or not_addressed (no group for it nor '*'); null when the body was not parsed.",
     }
