@@ -4,8 +4,8 @@
 //! one crawl (or one pass of a crawl, [`super::passes`]) at a time, into compact rows.
 //!
 //! A capture costs 80 bytes here plus its site name (URLs are kept as 128-bit keys;
-//! the few URLs the output shows are read again at the end); the step's peak is about
-//! 300 MB a million captures of a pass (README.md).
+//! the few URLs the output shows are read again at the end); one pass of the 1M and 2M
+//! bench crawls peaks at about 260 and 430 MB (BENCHMARKS.md).
 
 use std::collections::BTreeMap;
 use std::hash::{Hash, Hasher};
@@ -427,8 +427,9 @@ fn read_crawl_group(
 }
 
 /// The URLs of a pass's shown captures (deciding and starting), in one buffer: a span
-/// of `text` per wanted id, by its position among them. A map of boxed strings held
-/// about 60 bytes a URL besides its text (heaptrack, 1M bench crawl); this holds 16.
+/// of `text` per wanted id, by its position among them. A hash map of boxed strings
+/// held about 60 bytes a URL besides its text (its entry and spare room, and the
+/// allocation's own overhead); this holds 36 (the sorted id, its index, its span).
 #[derive(Debug, Default)]
 pub struct Urls {
     ids: SortedIds,
