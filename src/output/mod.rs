@@ -116,6 +116,9 @@ fn properties_builder(table: Table) -> parquet::file::properties::WriterProperti
         } else {
             EnabledStatistics::None
         };
+        if let Some(bytes) = column.layout.dictionary_bytes() {
+            builder = builder.set_column_dictionary_page_size_limit(path.clone(), bytes);
+        }
         builder = builder
             .set_column_dictionary_enabled(path.clone(), column.layout.dictionary())
             .set_column_statistics_enabled(path, statistics);
@@ -596,5 +599,54 @@ mod tests {
             .collect();
         let first = ROW_GROUP_ROWS.div_ceil(rows) * rows;
         assert_eq!(groups, [first as i64, (sets.len() * rows - first) as i64]);
+    }
+
+    /// The writer of every table, run's and derived, gives each column its layout's
+    /// dictionary, statistics and dictionary room (a wrong room would only show at a
+    /// crawl's scale, as plain pages past 1 MiB of URLs).
+    #[test]
+    fn writer_properties_follow_each_columns_layout() {
+        use parquet::file::properties::DEFAULT_DICTIONARY_PAGE_SIZE_LIMIT;
+        for table in Table::ALL.into_iter().chain(Table::DERIVED) {
+            let props = properties(table);
+            for column in table.columns() {
+                let path = match column.kind {
+                    schema::Kind::Utf8List => ColumnPath::new(vec![
+                        column.name.to_owned(),
+                        "list".to_owned(),
+                        "item".to_owned(),
+                    ]),
+                    _ => ColumnPath::from(column.name),
+                };
+                let name = format!("{}.{}", table.name(), column.name);
+                assert_eq!(
+                    props.dictionary_enabled(&path),
+                    column.layout.dictionary(),
+                    "{name}"
+                );
+                assert_eq!(
+                    props.statistics_enabled(&path) != EnabledStatistics::None,
+                    column.layout.statistics(),
+                    "{name}"
+                );
+                assert_eq!(
+                    props.column_dictionary_page_size_limit(&path),
+                    column
+                        .layout
+                        .dictionary_bytes()
+                        .unwrap_or(DEFAULT_DICTIONARY_PAGE_SIZE_LIMIT),
+                    "{name}"
+                );
+            }
+        }
+        let sites = properties(Table::Sites);
+        for name in ["site", "url", "start_url"] {
+            let path = ColumnPath::from(name);
+            assert_eq!(
+                sites.column_dictionary_page_size_limit(&path),
+                schema::RUNS_DICTIONARY_BYTES,
+                "sites.{name}"
+            );
+        }
     }
 }

@@ -242,7 +242,7 @@ table! {
 table! {
     /// Builders of the `sites` columns.
     pub struct Sites => pub const SITES {
-        site: Utf8 required sorted => "The site: the host name, the host name without a leading www., or the registrable domain (see site_key).",
+        site: Utf8 required sorted_runs => "The site: the host name, the host name without a leading www., or the registrable domain (see site_key).",
         agent: Utf8 required => "Crawler product token (as in the agents table).",
         status_class: Utf8 required => "Common Crawl's eight classes: No robots.txt capture, HTTP forbidden, HTTP defer visits, HTTP allow all, HTTP redirect not resolved, MIME not a robots.txt, Robots.txt no rules, Robots.txt with rules.",
         google_class: Utf8 nullable => "full, partial or none: agents.probe_class of the deciding capture when it is a success; else what its status means under status_semantics (allow all and unresolved redirects: none; forbidden, defer visits: full); null without a capture.",
@@ -250,8 +250,8 @@ table! {
         cc_class: Utf8 nullable => "agents.cc_class of the deciding capture; null when it is not a success.",
         named: Bool required => "A group of the deciding capture names the agent (false when it is not a success).",
         doc_id: Uuid nullable => "documents.doc_id of the deciding capture (after redirects); null without a capture.",
-        url: Utf8 nullable distinct => "URL of the deciding capture.",
-        start_url: Utf8 nullable distinct => "The site's robots.txt URL whose redirect chain led to the deciding capture.",
+        url: Utf8 nullable runs => "URL of the deciding capture.",
+        start_url: Utf8 nullable runs => "The site's robots.txt URL whose redirect chain led to the deciding capture.",
         http_status: Int32 nullable => "HTTP status of the deciding capture.",
         redirect_hops: Int32 required => "Redirects followed from start_url to the deciding capture (at most 5).",
         captures: Int32 required => "The site's robots.txt URLs in the crawl (latest capture per URL), over http/https/ports and, by site_key, hosts.",

@@ -111,10 +111,11 @@ fn schemas_readme_documents_exactly_the_codes_of_the_code() {
 }
 
 /// Each column is written with the dictionary and statistics its `Layout` names, in
-/// every row group of every table.
+/// every row group of every table: the run's, and the `sites` step's and its ranks'.
 #[test]
 fn written_columns_follow_their_layout() {
-    let out = scratch("layout").join("out");
+    let dir = scratch("layout");
+    let out = dir.join("out");
     let status = bin()
         .arg("run")
         .arg(repo().join("data-samples/cc-robotstxt-sample.warc.gz"))
@@ -124,7 +125,18 @@ fn written_columns_follow_their_layout() {
         .status()
         .expect("run robots-census");
     assert!(matches!(status.code(), Some(0 | 1)), "run failed: {status}");
-    for table in Table::ALL {
+    let ranks = dir.join("ranks.csv");
+    std::fs::write(&ranks, "1,example.com\n2,example.org\n").expect("write ranks");
+    let status = bin()
+        .arg("sites")
+        .arg(&out)
+        .arg("--ranks")
+        .arg(&ranks)
+        .arg("--quiet")
+        .status()
+        .expect("run robots-census sites");
+    assert_eq!(status.code(), Some(0), "sites failed: {status}");
+    for table in Table::ALL.into_iter().chain([Table::Sites, Table::Ranks]) {
         let part = parts(&out, table.name());
         let part = part.first().expect("a part file");
         let reader = SerializedFileReader::new(std::fs::File::open(part).expect("open part"))
