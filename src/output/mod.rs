@@ -102,15 +102,7 @@ fn properties_builder(table: Table) -> parquet::file::properties::WriterProperti
         .set_compression(Compression::ZSTD(ZstdLevel::try_new(1).unwrap_or_default()))
         .set_created_by(concat!("robots-census ", env!("CARGO_PKG_VERSION")).to_owned());
     for column in table.columns() {
-        // A list column's values live one level down (`user_agents.list.item`).
-        let path = match column.kind {
-            schema::Kind::Utf8List => ColumnPath::new(vec![
-                column.name.to_owned(),
-                "list".to_owned(),
-                "item".to_owned(),
-            ]),
-            _ => ColumnPath::from(column.name),
-        };
+        let path = leaf_path(column);
         let statistics = if column.layout.statistics() {
             EnabledStatistics::Page
         } else {
@@ -124,6 +116,19 @@ fn properties_builder(table: Table) -> parquet::file::properties::WriterProperti
             .set_column_statistics_enabled(path, statistics);
     }
     builder
+}
+
+/// The Parquet path of a column's values: a list column's live one level down
+/// (`user_agents.list.item`).
+fn leaf_path(column: &schema::Column) -> ColumnPath {
+    match column.kind {
+        schema::Kind::Utf8List => ColumnPath::new(vec![
+            column.name.to_owned(),
+            "list".to_owned(),
+            "item".to_owned(),
+        ]),
+        _ => ColumnPath::from(column.name),
+    }
 }
 
 /// One table's part file being written, a row group at a time, each column
@@ -610,14 +615,7 @@ mod tests {
         for table in Table::ALL.into_iter().chain(Table::DERIVED) {
             let props = properties(table);
             for column in table.columns() {
-                let path = match column.kind {
-                    schema::Kind::Utf8List => ColumnPath::new(vec![
-                        column.name.to_owned(),
-                        "list".to_owned(),
-                        "item".to_owned(),
-                    ]),
-                    _ => ColumnPath::from(column.name),
-                };
+                let path = leaf_path(column);
                 let name = format!("{}.{}", table.name(), column.name);
                 assert_eq!(
                     props.dictionary_enabled(&path),
