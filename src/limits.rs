@@ -181,6 +181,14 @@ pub const SPARE_BODY_CAPACITY: usize = 64 << 10;
 /// boundary at or past this many rows (boundaries depend only on the input).
 pub const ROW_GROUP_ROWS: usize = 128 * 1024;
 
+/// Dictionary page room per row group of a column laid out as runs
+/// (`output::schema::Layout::Runs`: `sites.url`, `start_url`, `site`). A derived
+/// table's row group (Parquet's default 1,048,576 rows) of one site per 29 agents holds
+/// about 36,000 URLs, 1.5 MB. Past this room the writer falls back to plain pages,
+/// which is still correct: with `--agents` naming one agent, a row group holds a
+/// million sites' URLs.
+pub const RUNS_DICTIONARY_BYTES: usize = 8 << 20;
+
 /// Most part files per table for one crawl by default: a 90,000-file Common Crawl
 /// crawl becomes 1,500 tasks of 60 inputs, so analysts' engines open 1,500 files per
 /// table, not 90,000 small ones.

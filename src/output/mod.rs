@@ -642,7 +642,7 @@ mod tests {
             let path = ColumnPath::from(name);
             assert_eq!(
                 sites.column_dictionary_page_size_limit(&path),
-                schema::RUNS_DICTIONARY_BYTES,
+                crate::limits::RUNS_DICTIONARY_BYTES,
                 "sites.{name}"
             );
         }

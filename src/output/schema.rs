@@ -11,7 +11,8 @@ use arrow_array::{Array, ArrayRef};
 use arrow_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
 
 use crate::limits::{
-    BUILDER_ROOM_BYTES, BUILDER_ROOM_ROWS, STEP_BATCH_ROWS, STEP_BUILDER_ROOM_BYTES,
+    BUILDER_ROOM_BYTES, BUILDER_ROOM_ROWS, RUNS_DICTIONARY_BYTES, STEP_BATCH_ROWS,
+    STEP_BUILDER_ROOM_BYTES,
 };
 
 /// The tables, in the order the pipeline writes them.
@@ -242,10 +243,9 @@ pub enum Layout {
     /// Mostly distinct strings (URLs, hashes, rule values): plain pages, no
     /// statistics. A dictionary would overflow and fall back to plain anyway.
     Distinct,
-    /// The mostly distinct string a step's table is written in order of (`sites.site`,
-    /// `changes.site`): plain pages with min/max, so a reader of a range of names (the
-    /// `changes` step's passes, a `WHERE site = ...` in DuckDB) skips the row groups
-    /// outside it.
+    /// The mostly distinct string a step's table is written in order of, a few rows per
+    /// value (`changes.site`): plain pages with min/max, so a reader of a range of names
+    /// (a `WHERE site = ...` in DuckDB) skips the row groups outside it.
     Sorted,
     /// Mostly distinct over the table, but one key's value on each of its consecutive
     /// rows (`sites.url`, `sites.start_url`: a site's URLs on each of its agents' rows):
@@ -254,15 +254,10 @@ pub enum Layout {
     /// each value once per row: the sites step's largest cost.
     Runs,
     /// [`Layout::Sorted`] and [`Layout::Runs`] at once (`sites.site`): dictionary pages
-    /// with min/max.
+    /// with min/max, so the `changes` step's passes over ranges of names skip the row
+    /// groups outside them.
     SortedRuns,
 }
-
-/// Dictionary page room of a [`Layout::Runs`] column per row group: a derived table's
-/// row group (1,048,576 rows, Parquet's default) of one site per 29 agents holds about
-/// 36,000 URLs, 1.5 MB; past this room the writer falls back to plain pages, which is
-/// still correct (a run of one agent per site).
-pub const RUNS_DICTIONARY_BYTES: usize = 8 << 20;
 
 impl Layout {
     pub fn dictionary(self) -> bool {
