@@ -16,7 +16,9 @@ use std::cmp::Reverse;
 
 use rayon::prelude::*;
 
-use super::read::{Capture, DocId, UrlKey};
+use super::names::{Name, Names};
+use super::read::{Capture, DocId, Key, UrlKey};
+use super::SitesError;
 use crate::census::site_classes::{Fetch, StatusSemantics};
 use crate::limits::MAX_REDIRECT_HOPS;
 
@@ -37,12 +39,26 @@ pub struct Chain {
 /// crawl's captures can be freed before the agents table is read).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Site {
-    pub name: String,
+    /// In the [`Decided`] names.
+    pub name: Name,
     pub captures: u32,
     pub chain: Chain,
     /// doc_id of the chain's start.
     pub start: DocId,
     pub end: Ending,
+}
+
+/// The sites of a pass, sorted by name, and their names.
+#[derive(Debug, Default)]
+pub struct Decided {
+    pub sites: Vec<Site>,
+    names: Names,
+}
+
+impl Decided {
+    pub fn name(&self, site: &Site) -> &str {
+        self.names.get(site.name)
+    }
 }
 
 /// The capture a site's chain ended on.
@@ -64,7 +80,9 @@ pub fn latest_per_url(captures: &mut Vec<Capture>) {
 }
 
 fn find(captures: &[Capture], key: UrlKey) -> Option<usize> {
-    captures.binary_search_by_key(&key, |c| c.url_key).ok()
+    captures
+        .binary_search_by_key(&Key::from(key), |c| c.url_key)
+        .ok()
 }
 
 /// Follows the redirects from `start`.
@@ -80,7 +98,7 @@ pub fn follow(captures: &[Capture], start: usize, semantics: StatusSemantics) ->
                 fetch,
             };
         }
-        let next = match captures[end].location_key {
+        let next = match captures[end].location_key.get() {
             0 => None,
             key => find(captures, key),
         };
@@ -102,27 +120,28 @@ pub fn follow(captures: &[Capture], start: usize, semantics: StatusSemantics) ->
 }
 
 /// The deciding chain of every site with a robots.txt capture, sorted by site.
-/// `captures` must have gone through [`latest_per_url`]. Each site's name is moved
-/// out of one of its captures, not copied: the captures are dropped next, and a copy
-/// of every name held beside them was a tenth of the 2M bench crawl's peak.
-pub fn sites(captures: &mut [Capture], semantics: StatusSemantics) -> Vec<Site> {
-    let (mut sites, named_by) = decide_all(captures, semantics);
-    for (site, i) in sites.iter_mut().zip(named_by) {
-        site.name = captures[i]
-            .site
-            .take()
-            .map(String::from)
-            .unwrap_or_default();
+/// `captures` (their site names in `names`) must have gone through
+/// [`latest_per_url`]. The sites' names are copied to a buffer of their own, so the
+/// captures and their names can be dropped next.
+pub fn sites(
+    captures: &[Capture],
+    names: &Names,
+    semantics: StatusSemantics,
+) -> Result<Decided, SitesError> {
+    let mut sites = decide_all(captures, names, semantics);
+    let (names, moved) = names.keep_only(sites.iter().map(|s| s.name))?;
+    for (site, name) in sites.iter_mut().zip(moved) {
+        site.name = name;
     }
-    sites
+    Ok(Decided { sites, names })
 }
 
-/// Every site's deciding chain, its name left empty, with the capture whose name it is.
-fn decide_all(captures: &[Capture], semantics: StatusSemantics) -> (Vec<Site>, Vec<usize>) {
+/// Every site's deciding chain, its name in `names`.
+fn decide_all(captures: &[Capture], names: &Names, semantics: StatusSemantics) -> Vec<Site> {
     let mut starts: Vec<(&str, usize)> = captures
         .iter()
         .enumerate()
-        .filter_map(|(i, c)| c.site.as_deref().map(|s| (s, i)))
+        .filter_map(|(i, c)| c.site.map(|s| (names.get(s), i)))
         .collect();
     starts.par_sort_unstable();
     let rank = |chain: &Chain| {
@@ -135,16 +154,17 @@ fn decide_all(captures: &[Capture], semantics: StatusSemantics) -> (Vec<Site>, V
     };
     // Sized exactly: grown by doubling, the vector held up to twice the sites' room.
     let groups = starts.chunk_by(|a, b| a.0 == b.0).count();
-    let (mut sites, mut named_by) = (Vec::with_capacity(groups), Vec::with_capacity(groups));
+    let mut sites = Vec::with_capacity(groups);
     // The groups one after another: collected in parallel, the sites vector was built
     // twice over (rayon's pieces, then the whole), with every capture still held: the
     // 2M bench crawl's peak grew by 39 MB, for a gain this VM's noise hid.
     for group in starts.chunk_by(|a, b| a.0 == b.0) {
         let chains = group.iter().map(|&(_, i)| follow(captures, i, semantics));
-        if let Some(best) = chains.min_by_key(rank) {
+        let name = captures[group[0].1].site;
+        if let (Some(best), Some(name)) = (chains.min_by_key(rank), name) {
             let end = &captures[best.end];
             sites.push(Site {
-                name: String::new(),
+                name,
                 captures: u32::try_from(group.len()).unwrap_or(u32::MAX),
                 chain: best,
                 start: captures[best.start].doc_id,
@@ -155,10 +175,9 @@ fn decide_all(captures: &[Capture], semantics: StatusSemantics) -> (Vec<Site>, V
                     has_rules: end.has_rules,
                 },
             });
-            named_by.push(group[0].1);
         }
     }
-    (sites, named_by)
+    sites
 }
 
 #[cfg(test)]
@@ -167,6 +186,7 @@ mod tests {
     use crate::sites::read::url_key;
 
     fn cap(
+        names: &mut Names,
         url: &str,
         time: i64,
         status: u16,
@@ -176,20 +196,21 @@ mod tests {
         Capture {
             doc_id: (time as u128).to_be_bytes(),
             fetch_time: time,
-            url_key: url_key(url),
-            location_key: location.map_or(0, url_key),
+            url_key: url_key(url).into(),
+            location_key: location.map_or(0, url_key).into(),
             status: Some(status),
             mime_ok: true,
             has_rules: true,
-            site: site.map(Into::into),
+            site: site.map(|s| names.push(s).unwrap()),
         }
     }
 
-    fn chain_of(n: usize) -> Vec<Capture> {
+    fn chain_of(n: usize, names: &mut Names) -> Vec<Capture> {
         let url = |i: usize| format!("https://h{i}.example/robots.txt");
         let mut caps: Vec<Capture> = (0..n)
             .map(|i| {
                 cap(
+                    names,
                     &url(i),
                     i as i64,
                     301,
@@ -198,9 +219,26 @@ mod tests {
                 )
             })
             .collect();
-        caps.push(cap(&url(n), 100, 200, None, None));
+        caps.push(cap(names, &url(n), 100, 200, None, None));
         latest_per_url(&mut caps);
         caps
+    }
+
+    #[test]
+    fn a_capture_takes_72_bytes_and_its_keys_order_as_numbers() {
+        assert_eq!(std::mem::size_of::<Capture>(), 72);
+        let keys = [
+            0u128,
+            1,
+            u128::from(u64::MAX),
+            1 << 64,
+            (1 << 64) | 5,
+            u128::MAX,
+        ];
+        for pair in keys.windows(2) {
+            assert!(Key::from(pair[0]) < Key::from(pair[1]), "{pair:?}");
+            assert_eq!(Key::from(pair[1]).get(), pair[1]);
+        }
     }
 
     #[test]
@@ -210,8 +248,10 @@ mod tests {
             (5, 5, Fetch::Success),
             (6, 5, Fetch::Redirect),
         ] {
-            let mut caps = chain_of(n);
-            let site = &sites(&mut caps, StatusSemantics::Rfc9309)[0];
+            let mut names = Names::default();
+            let caps = chain_of(n, &mut names);
+            let decided = sites(&caps, &names, StatusSemantics::Rfc9309).unwrap();
+            let site = &decided.sites[0];
             assert_eq!(
                 (site.chain.hops, site.chain.fetch),
                 (hops, fetch),
@@ -222,11 +262,13 @@ mod tests {
 
     #[test]
     fn latest_capture_per_url_then_precedence_across_urls() {
+        let n = &mut Names::default();
         let mut caps = vec![
-            cap("http://a.example/robots.txt", 1, 200, None, Some("a")),
-            cap("http://a.example/robots.txt", 5, 503, None, Some("a")),
-            cap("https://a.example/robots.txt", 2, 404, None, Some("a")),
+            cap(n, "http://a.example/robots.txt", 1, 200, None, Some("a")),
+            cap(n, "http://a.example/robots.txt", 5, 503, None, Some("a")),
+            cap(n, "https://a.example/robots.txt", 2, 404, None, Some("a")),
             cap(
+                n,
                 "https://b.example/robots.txt",
                 3,
                 302,
@@ -236,10 +278,12 @@ mod tests {
         ];
         latest_per_url(&mut caps);
         assert_eq!(caps.len(), 3);
-        let sites = sites(&mut caps, StatusSemantics::Rfc9309);
+        let decided = sites(&caps, n, StatusSemantics::Rfc9309).unwrap();
+        let sites = &decided.sites;
         assert_eq!(sites.len(), 2);
         // The 200 was refetched as 503; the https 404 (allow all) beats defer.
-        assert_eq!((sites[0].name.as_str(), sites[0].captures), ("a", 2));
+        assert_eq!((decided.name(&sites[0]), sites[0].captures), ("a", 2));
+        assert_eq!(decided.name(&sites[1]), "b");
         assert_eq!(sites[0].chain.fetch, Fetch::AllowAll);
         // A Location never captured is not resolved.
         assert_eq!(
@@ -254,12 +298,14 @@ mod tests {
             "http://l.example/robots.txt",
             "https://l.example/robots.txt",
         );
+        let n = &mut Names::default();
         let mut caps = vec![
-            cap(a, 1, 301, Some(b), Some("l")),
-            cap(b, 2, 301, Some(a), Some("l")),
+            cap(n, a, 1, 301, Some(b), Some("l")),
+            cap(n, b, 2, 301, Some(a), Some("l")),
         ];
         latest_per_url(&mut caps);
-        let site = &sites(&mut caps, StatusSemantics::Ccbot)[0];
+        let decided = sites(&caps, n, StatusSemantics::Ccbot).unwrap();
+        let site = &decided.sites[0];
         assert_eq!((site.chain.fetch, site.chain.hops), (Fetch::Redirect, 5));
     }
 }

@@ -17,6 +17,7 @@
 mod agents;
 mod decide;
 mod key;
+mod names;
 pub(crate) mod passes;
 mod ranks;
 pub(crate) mod read;
@@ -79,6 +80,9 @@ pub enum SitesError {
     Unavailable(String),
     #[error("cannot build sites rows: {0}")]
     Arrow(#[from] arrow_schema::ArrowError),
+    /// One pass would hold more site names than 32-bit offsets reach.
+    #[error("a pass of the sites step holds more than 4 GiB of site names: lower --memory-limit so the crawl is decided in more passes")]
+    TooManyNames,
 }
 
 /// What `sites` was asked to do.
@@ -279,7 +283,7 @@ fn one_crawl(
         if plan.len() > 1 {
             passes::release_freed_memory();
         }
-        let mut captures = read::read_crawl(
+        let (mut captures, names) = read::read_crawl(
             files,
             crawl,
             plan.capacity(&pass, input.rows),
@@ -287,12 +291,13 @@ fn one_crawl(
             &pass,
         )?;
         decide::latest_per_url(&mut captures);
-        let sites = decide::sites(&mut captures, options.semantics);
-        drop(captures);
+        let decided = decide::sites(&captures, &names, options.semantics)?;
+        drop((captures, names));
         // The captures are the pass's largest allocation: gone before the rows are built.
         if plan.len() > 1 {
             passes::release_freed_memory();
         }
+        let sites = &decided.sites;
         let ends: Vec<DocId> = sites.iter().map(|s| s.end.doc_id).collect();
         let mut shown = ends.clone();
         shown.extend(sites.iter().map(|s| s.start));
@@ -317,10 +322,10 @@ fn one_crawl(
         let uncaptured: Vec<(&str, i64)> = ranked_sites
             .iter()
             .filter(|(s, _)| pass.holds(s))
-            .filter(|(s, _)| sites.binary_search_by(|x| x.name.as_str().cmp(s)).is_err())
+            .filter(|(s, _)| sites.binary_search_by(|x| decided.name(x).cmp(s)).is_err())
             .copied()
             .collect();
-        writer.append(&ctx, &sites, &uncaptured, ranked)?;
+        writer.append(&ctx, &decided, &uncaptured, ranked)?;
     }
     let tally = writer.finish()?;
     Ok(CrawlCounts {

@@ -19,7 +19,7 @@
 use std::hash::{Hash, Hasher};
 use std::path::PathBuf;
 
-use super::read::{self, Capture, UrlKey};
+use super::read::{self, UrlKey};
 use super::{SiteKey, SitesError};
 use crate::limits::{
     MAX_REDIRECT_HOPS, SITES_BYTES_PER_CAPTURE, SITES_RESERVE, SITES_SAMPLE_PER_PASS,
@@ -148,17 +148,18 @@ impl Pass<'_> {
         self.from.is_none_or(|from| from <= site) && self.to.is_none_or(|to| site < to)
     }
 
-    /// Whether the pass keeps `capture`. A capture kept only because a redirect may
-    /// lead to it loses its site: that site is decided in its own pass.
-    pub fn keep(&self, capture: &mut Capture) -> bool {
+    /// Whether the pass keeps a capture of the URL `key` whose site is `site`, and
+    /// with which site: `None`, not kept; `Some(None)`, kept only because a redirect
+    /// may lead to it (its site is decided in its own pass); `Some(site)`, one of the
+    /// pass's sites.
+    pub fn keep<'s>(&self, site: Option<&'s str>, key: UrlKey) -> Option<Option<&'s str>> {
         let Some(targets) = &self.targets else {
-            return true;
+            return Some(site);
         };
-        if capture.site.as_deref().is_some_and(|s| self.holds(s)) {
-            return true;
+        match site.filter(|s| self.holds(s)) {
+            Some(site) => Some(Some(site)),
+            None => targets.binary_search(&short(key)).is_ok().then_some(None),
         }
-        capture.site = None;
-        targets.binary_search(&short(capture.url_key)).is_ok()
     }
 }
 
@@ -293,19 +294,6 @@ mod tests {
         all.finish()
     }
 
-    fn capture(site: Option<&str>, url_key: UrlKey) -> Capture {
-        Capture {
-            doc_id: [0; 16],
-            fetch_time: 0,
-            url_key,
-            location_key: 0,
-            status: Some(200),
-            mime_ok: true,
-            has_rules: false,
-            site: site.map(Into::into),
-        }
-    }
-
     fn plan(bounds: &[&str], redirects: &[Redirect]) -> Plan {
         Plan {
             bounds: bounds.iter().map(|&b| b.into()).collect(),
@@ -348,25 +336,28 @@ mod tests {
         assert_eq!(passes[0].targets.as_deref(), Some(&[7, 9][..]));
         assert_eq!(passes[1].targets.as_deref(), Some(&[11][..]));
         let first = &passes[0];
-        let mut own = capture(Some("a.example"), 1);
-        assert!(first.keep(&mut own));
-        assert_eq!(own.site.as_deref(), Some("a.example"));
-        assert!(!first.keep(&mut capture(Some("z.example"), 2)));
-        let mut target = capture(Some("z.example"), 9);
-        assert!(first.keep(&mut target));
-        assert_eq!(target.site, None, "decided in its own pass");
-        assert!(first.keep(&mut capture(None, 7)));
-        assert!(!first.keep(&mut capture(None, 8)));
-        assert!(
-            !first.keep(&mut capture(None, 11)),
+        let keep = |pass: &Pass<'_>, site, url| pass.keep(site, url);
+        assert_eq!(keep(first, Some("a.example"), 1), Some(Some("a.example")));
+        assert_eq!(keep(first, Some("z.example"), 2), None);
+        assert_eq!(
+            keep(first, Some("z.example"), 9),
+            Some(None),
+            "kept, its site decided in its own pass"
+        );
+        assert_eq!(keep(first, None, 7), Some(None));
+        assert_eq!(keep(first, None, 8), None);
+        assert_eq!(
+            keep(first, None, 11),
+            None,
             "only the second pass's chains reach it"
         );
-        assert!(passes[1].keep(&mut capture(None, 11)));
+        assert_eq!(keep(&passes[1], None, 11), Some(None));
         // Only the low 64 bits of a URL key are compared: a shared half keeps more, never less.
-        assert!(first.keep(&mut capture(None, (5 << 64) | 9)));
-        let mut anything = capture(Some("z.example"), 2);
-        assert!(Pass::ALL.keep(&mut anything));
-        assert_eq!(anything.site.as_deref(), Some("z.example"));
+        assert_eq!(keep(first, None, (5 << 64) | 9), Some(None));
+        assert_eq!(
+            keep(&Pass::ALL, Some("z.example"), 2),
+            Some(Some("z.example"))
+        );
         assert_eq!(plan.capacity(&passes[0], 100), 50 + 12 + 2);
         assert_eq!(plan.capacity(&Pass::ALL, 100), 100);
     }

@@ -3,9 +3,9 @@
 //! `<table>/crawl=<CRAWL>/<part>.parquet` layout are read), only the columns needed,
 //! one crawl (or one pass of a crawl, [`super::passes`]) at a time, into compact rows.
 //!
-//! A capture costs 80 bytes here plus its site name (URLs are kept as 128-bit keys;
-//! the few URLs the output shows are read again at the end); one pass of the 1M and 2M
-//! bench crawls peaks at about 260 and 430 MB (BENCHMARKS.md).
+//! A capture costs 72 bytes here, and its site's name once in the pass's [`Names`]
+//! (URLs are kept as 128-bit keys; the few URLs the output shows are read again at the
+//! end).
 
 use std::collections::BTreeMap;
 use std::hash::{Hash, Hasher};
@@ -15,6 +15,7 @@ use arrow_array::cast::AsArray;
 use arrow_array::types::{Int32Type, TimestampMicrosecondType};
 use arrow_array::{Array, RecordBatch};
 
+use super::names::{Name, Names};
 use super::passes::{prefix, Pass, Redirects};
 use super::SiteKey;
 use super::SitesError;
@@ -47,22 +48,41 @@ pub fn key_of(text: &str) -> UrlKey {
     (u128::from(half(1)) << 64) | u128::from(half(2))
 }
 
+/// A [`UrlKey`] as its two halves (high, low: they order as the number does), so
+/// that a [`Capture`] is 8-byte aligned: 72 bytes instead of 80 (a `u128` is 16-byte
+/// aligned on x86-64).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Key([u64; 2]);
+
+impl From<UrlKey> for Key {
+    fn from(key: UrlKey) -> Key {
+        Key([(key >> 64) as u64, key as u64])
+    }
+}
+
+impl Key {
+    pub fn get(self) -> UrlKey {
+        (u128::from(self.0[0]) << 64) | u128::from(self.0[1])
+    }
+}
+
 /// One capture of a crawl, as much as the site step needs.
 #[derive(Debug, Clone)]
 pub struct Capture {
     pub doc_id: DocId,
     /// Microseconds since the epoch; `i64::MIN` when unknown (ranks below any date).
     pub fetch_time: i64,
-    pub url_key: UrlKey,
+    pub url_key: Key,
     /// Key of the resolved `Location` of a 3xx; 0 when there is none.
-    pub location_key: UrlKey,
+    pub location_key: Key,
     pub status: Option<u16>,
     /// Common Crawl's MIME filter passes (see [`crate::census::site_classes::robots_mime`]).
     pub mime_ok: bool,
     /// Some allow/disallow line inside a group (documents.n_allow + n_disallow > 0).
     pub has_rules: bool,
-    /// The site, for captures of a `/robots.txt` URL (the starting points).
-    pub site: Option<Box<str>>,
+    /// The site, for captures of a `/robots.txt` URL (the starting points), in the
+    /// [`Names`] read with the capture.
+    pub site: Option<Name>,
 }
 
 /// Typed access to one column of a batch, with errors naming the file and the column.
@@ -306,15 +326,25 @@ pub fn read_crawl(
     capacity: usize,
     key: SiteKey,
     pass: &Pass<'_>,
-) -> Result<Vec<Capture>, SitesError> {
-    let mut captures = Vec::with_capacity(capacity);
+) -> Result<(Vec<Capture>, Names), SitesError> {
+    let (mut captures, mut names) = (Vec::with_capacity(capacity), Names::default());
+    let mut failed = None;
     // In file and row-group order: the captures' order does not depend on the threads.
     in_parallel(
         files,
         |group| read_crawl_group(group, crawl, key, pass),
-        |part| captures.extend(part),
+        |(part, part_names)| match names.append(part_names) {
+            Ok(moved) => captures.extend(part.into_iter().map(|mut c: Capture| {
+                c.site = c.site.map(&moved);
+                c
+            })),
+            Err(e) => failed = failed.take().or(Some(e)),
+        },
     )?;
-    Ok(captures)
+    match failed {
+        Some(e) => Err(e),
+        None => Ok((captures, names)),
+    }
 }
 
 /// What planning the passes needs of a crawl (see [`super::passes`]): its redirects,
@@ -377,9 +407,9 @@ fn read_crawl_group(
     crawl: &str,
     key: SiteKey,
     pass: &Pass<'_>,
-) -> Result<Vec<Capture>, SitesError> {
+) -> Result<(Vec<Capture>, Names), SitesError> {
     let path = group.path;
-    let mut captures = Vec::new();
+    let (mut captures, mut names) = (Vec::new(), Names::default());
     for batch in group.batches(&CaptureRows::columns(key, &DECIDING_COLUMNS))? {
         let batch = batch?;
         let c = Columns {
@@ -399,15 +429,19 @@ fn read_crawl_group(
         );
         for i in 0..batch.num_rows() {
             let Some(row) = rows.row(i) else { continue };
-            let mut capture = Capture {
+            let url_key = key_of(row.url);
+            let Some(site) = pass.keep(row.site, url_key) else {
+                continue;
+            };
+            captures.push(Capture {
                 doc_id: ids.value(i),
                 fetch_time: if times.is_valid(i) {
                     times.value(i)
                 } else {
                     i64::MIN
                 },
-                url_key: key_of(row.url),
-                location_key: row.location.map_or(0, key_of),
+                url_key: url_key.into(),
+                location_key: row.location.map_or(0, key_of).into(),
                 status: statuses
                     .is_valid(i)
                     .then(|| u16::try_from(statuses.value(i)).ok())
@@ -416,14 +450,11 @@ fn read_crawl_group(
                 // Null counts: the body was not parsed (no rules).
                 has_rules: (allow.is_valid(i) && allow.value(i) > 0)
                     || (disallow.is_valid(i) && disallow.value(i) > 0),
-                site: row.site.map(Into::into),
-            };
-            if pass.keep(&mut capture) {
-                captures.push(capture);
-            }
+                site: site.map(|s| names.push(s)).transpose()?,
+            });
         }
     }
-    Ok(captures)
+    Ok((captures, names))
 }
 
 /// The URLs of a pass's shown captures (deciding and starting), in one buffer: a span

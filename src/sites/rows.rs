@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use super::agents::{AgentFacts, AgentRows, CaptureFacts};
-use super::decide::Site;
+use super::decide::{Decided, Site};
 use super::read::Urls;
 use super::write::{AgentCells, SiteCells, SitesBuilder, TableFile};
 use super::{Options, PerClass, SitesError, StatusClass};
@@ -41,7 +41,7 @@ impl Writer {
     pub(super) fn append(
         &mut self,
         ctx: &Context<'_>,
-        decided: &[Site],
+        decided: &Decided,
         uncaptured: &[(&str, i64)],
         ranked: &HashMap<String, i64>,
     ) -> Result<(), SitesError> {
@@ -51,7 +51,8 @@ impl Writer {
             tally,
             pending,
         } = self;
-        let mut decided = Ahead::new(ctx, decided);
+        let names = decided;
+        let mut decided = Ahead::new(ctx, &decided.sites);
         let mut uncaptured = uncaptured.iter().peekable();
         let mut cells = Vec::with_capacity(ctx.agents.len());
         loop {
@@ -61,7 +62,7 @@ impl Writer {
                 || {
                     while builder.rows() < STEP_BATCH_ROWS {
                         let take_decided = match (decided.peek(), uncaptured.peek()) {
-                            (Some(d), Some(u)) => d.name.as_str() < u.0,
+                            (Some(d), Some(u)) => names.name(d) < u.0,
                             (Some(_), None) => true,
                             (None, Some(_)) => false,
                             (None, None) => break,
@@ -70,8 +71,9 @@ impl Writer {
                             let Some((site, found)) = decided.next() else {
                                 break;
                             };
-                            let rank = ranked.get(&site.name).copied();
-                            ctx.site_rows(site, found, rank, &mut cells, builder)
+                            let name = names.name(site);
+                            let rank = ranked.get(name).copied();
+                            ctx.site_rows(site, name, found, rank, &mut cells, builder)
                         } else {
                             let Some((name, rank)) = uncaptured.next() else {
                                 break;
@@ -196,11 +198,12 @@ impl<'a> Context<'a> {
         }
     }
 
-    /// The rows of a site with a capture (`found`: its [`Context::look_up`]); returns
+    /// The rows of a site named `name` with a capture (`found`: its [`Context::look_up`]); returns
     /// its status class. `cells` is room for the agents' cells, reused from site to site.
     fn site_rows(
         &self,
         site: &Site,
+        name: &str,
         found: Found<'a>,
         rank: Option<i64>,
         cells: &mut Vec<AgentCells<'a>>,
@@ -235,7 +238,7 @@ impl<'a> Context<'a> {
             http_status: end.status,
             redirect_hops: site.chain.hops,
             captures: site.captures,
-            ..self.base(&site.name, rank)
+            ..self.base(name, rank)
         };
         builder.append_site(&shared, cells);
         class
