@@ -423,6 +423,9 @@ impl SortedIds {
     pub fn new(mut ids: Vec<DocId>) -> SortedIds {
         ids.sort_unstable();
         ids.dedup();
+        // Callers pass ids with repeats (a site's start and end are often one capture):
+        // the room of the repeats is given back, not held to the end of the pass.
+        ids.shrink_to_fit();
         // A power of two at least the number of ids, within [2^8, 2^24]: u32 bounds
         // (a pass holds far fewer than 2^32 ids) cost 4 bytes an id at most.
         let bits = ids.len().next_power_of_two().trailing_zeros().clamp(8, 24);
@@ -760,6 +763,9 @@ mod tests {
         let sorted = SortedIds::new(ids.clone());
         ids.sort_unstable();
         ids.dedup();
+        // Callers pass ids with repeats (a site's start and end are often one capture):
+        // the room of the repeats is given back, not held to the end of the pass.
+        ids.shrink_to_fit();
         assert_eq!(sorted.len(), ids.len());
         for (i, id) in ids.iter().enumerate() {
             assert_eq!(sorted.position(id), Some(i));

@@ -42,7 +42,10 @@ pub struct Site {
     /// In the [`Decided`] names.
     pub name: Name,
     pub captures: u32,
-    pub chain: Chain,
+    /// The deciding chain's hops and outcome (its captures' indices are not kept:
+    /// a site is 56 bytes, and the sites are held to the end of the pass).
+    pub hops: u32,
+    pub fetch: Fetch,
     /// doc_id of the chain's start.
     pub start: DocId,
     pub end: Ending,
@@ -166,7 +169,8 @@ fn decide_all(captures: &[Capture], names: &Names, semantics: StatusSemantics) -
             sites.push(Site {
                 name,
                 captures: u32::try_from(group.len()).unwrap_or(u32::MAX),
-                chain: best,
+                hops: best.hops,
+                fetch: best.fetch,
                 start: captures[best.start].doc_id,
                 end: Ending {
                     doc_id: end.doc_id,
@@ -225,8 +229,9 @@ mod tests {
     }
 
     #[test]
-    fn a_capture_takes_72_bytes_and_its_keys_order_as_numbers() {
+    fn a_capture_takes_72_bytes_a_site_56_and_keys_order_as_numbers() {
         assert_eq!(std::mem::size_of::<Capture>(), 72);
+        assert_eq!(std::mem::size_of::<Site>(), 56);
         let keys = [
             0u128,
             1,
@@ -252,11 +257,7 @@ mod tests {
             let caps = chain_of(n, &mut names);
             let decided = sites(&caps, &names, StatusSemantics::Rfc9309).unwrap();
             let site = &decided.sites[0];
-            assert_eq!(
-                (site.chain.hops, site.chain.fetch),
-                (hops, fetch),
-                "chain of {n}"
-            );
+            assert_eq!((site.hops, site.fetch), (hops, fetch), "chain of {n}");
         }
     }
 
@@ -284,12 +285,9 @@ mod tests {
         // The 200 was refetched as 503; the https 404 (allow all) beats defer.
         assert_eq!((decided.name(&sites[0]), sites[0].captures), ("a", 2));
         assert_eq!(decided.name(&sites[1]), "b");
-        assert_eq!(sites[0].chain.fetch, Fetch::AllowAll);
+        assert_eq!(sites[0].fetch, Fetch::AllowAll);
         // A Location never captured is not resolved.
-        assert_eq!(
-            (sites[1].chain.fetch, sites[1].chain.hops),
-            (Fetch::Redirect, 0)
-        );
+        assert_eq!((sites[1].fetch, sites[1].hops), (Fetch::Redirect, 0));
     }
 
     #[test]
@@ -306,6 +304,6 @@ mod tests {
         latest_per_url(&mut caps);
         let decided = sites(&caps, n, StatusSemantics::Ccbot).unwrap();
         let site = &decided.sites[0];
-        assert_eq!((site.chain.fetch, site.chain.hops), (Fetch::Redirect, 5));
+        assert_eq!((site.fetch, site.hops), (Fetch::Redirect, 5));
     }
 }

@@ -210,8 +210,8 @@ impl<'a> Context<'a> {
         builder: &mut SitesBuilder,
     ) -> StatusClass {
         let end = &site.end;
-        let class = StatusClass::of(site.chain.fetch, end.mime_ok, end.has_rules);
-        let parsed = site.chain.fetch == crate::census::site_classes::Fetch::Success;
+        let class = StatusClass::of(site.fetch, end.mime_ok, end.has_rules);
+        let parsed = site.fetch == crate::census::site_classes::Fetch::Success;
         let captured = found.facts;
         cells.clear();
         cells.extend(self.agents.iter().map(|&(agent, index)| {
@@ -236,7 +236,7 @@ impl<'a> Context<'a> {
             url: found.url,
             start_url: found.start_url,
             http_status: end.status,
-            redirect_hops: site.chain.hops,
+            redirect_hops: site.hops,
             captures: site.captures,
             ..self.base(name, rank)
         };
