@@ -763,9 +763,6 @@ mod tests {
         let sorted = SortedIds::new(ids.clone());
         ids.sort_unstable();
         ids.dedup();
-        // Callers pass ids with repeats (a site's start and end are often one capture):
-        // the room of the repeats is given back, not held to the end of the pass.
-        ids.shrink_to_fit();
         assert_eq!(sorted.len(), ids.len());
         for (i, id) in ids.iter().enumerate() {
             assert_eq!(sorted.position(id), Some(i));

@@ -336,26 +336,25 @@ mod tests {
         assert_eq!(passes[0].targets.as_deref(), Some(&[7, 9][..]));
         assert_eq!(passes[1].targets.as_deref(), Some(&[11][..]));
         let first = &passes[0];
-        let keep = |pass: &Pass<'_>, site, url| pass.keep(site, url);
-        assert_eq!(keep(first, Some("a.example"), 1), Some(Some("a.example")));
-        assert_eq!(keep(first, Some("z.example"), 2), None);
+        assert_eq!(first.keep(Some("a.example"), 1), Some(Some("a.example")));
+        assert_eq!(first.keep(Some("z.example"), 2), None);
         assert_eq!(
-            keep(first, Some("z.example"), 9),
+            first.keep(Some("z.example"), 9),
             Some(None),
             "kept, its site decided in its own pass"
         );
-        assert_eq!(keep(first, None, 7), Some(None));
-        assert_eq!(keep(first, None, 8), None);
+        assert_eq!(first.keep(None, 7), Some(None));
+        assert_eq!(first.keep(None, 8), None);
         assert_eq!(
-            keep(first, None, 11),
+            first.keep(None, 11),
             None,
             "only the second pass's chains reach it"
         );
-        assert_eq!(keep(&passes[1], None, 11), Some(None));
+        assert_eq!(passes[1].keep(None, 11), Some(None));
         // Only the low 64 bits of a URL key are compared: a shared half keeps more, never less.
-        assert_eq!(keep(first, None, (5 << 64) | 9), Some(None));
+        assert_eq!(first.keep(None, (5 << 64) | 9), Some(None));
         assert_eq!(
-            keep(&Pass::ALL, Some("z.example"), 2),
+            Pass::ALL.keep(Some("z.example"), 2),
             Some(Some("z.example"))
         );
         assert_eq!(plan.capacity(&passes[0], 100), 50 + 12 + 2);

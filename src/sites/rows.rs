@@ -51,8 +51,7 @@ impl Writer {
             tally,
             pending,
         } = self;
-        let names = decided;
-        let mut decided = Ahead::new(ctx, &decided.sites);
+        let mut ahead = Ahead::new(ctx, &decided.sites);
         let mut uncaptured = uncaptured.iter().peekable();
         let mut cells = Vec::with_capacity(ctx.agents.len());
         loop {
@@ -61,17 +60,17 @@ impl Writer {
                 || pending.take().map_or(Ok(()), |batch| file.write(&batch)),
                 || {
                     while builder.rows() < STEP_BATCH_ROWS {
-                        let take_decided = match (decided.peek(), uncaptured.peek()) {
-                            (Some(d), Some(u)) => names.name(d) < u.0,
+                        let take_decided = match (ahead.peek(), uncaptured.peek()) {
+                            (Some(d), Some(u)) => decided.name(d) < u.0,
                             (Some(_), None) => true,
                             (None, Some(_)) => false,
                             (None, None) => break,
                         };
                         let class = if take_decided {
-                            let Some((site, found)) = decided.next() else {
+                            let Some((site, found)) = ahead.next() else {
                                 break;
                             };
-                            let name = names.name(site);
+                            let name = decided.name(site);
                             let rank = ranked.get(name).copied();
                             ctx.site_rows(site, name, found, rank, &mut cells, builder)
                         } else {
@@ -198,8 +197,9 @@ impl<'a> Context<'a> {
         }
     }
 
-    /// The rows of a site named `name` with a capture (`found`: its [`Context::look_up`]); returns
-    /// its status class. `cells` is room for the agents' cells, reused from site to site.
+    /// The rows of a site named `name` with a capture (`found`: its
+    /// [`Context::look_up`]); returns its status class. `cells` is room for the agents'
+    /// cells, reused from site to site.
     fn site_rows(
         &self,
         site: &Site,
