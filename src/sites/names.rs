@@ -35,10 +35,6 @@ impl Default for Names {
     }
 }
 
-fn too_many() -> SitesError {
-    SitesError::TooManyNames
-}
-
 impl Names {
     /// The name `name`, added unless it is the last one added.
     pub fn push(&mut self, name: &str) -> Result<Name, SitesError> {
@@ -48,9 +44,9 @@ impl Names {
         let start = u32::try_from(self.text.len())
             .ok()
             .and_then(NonZeroU32::new)
-            .ok_or_else(too_many)?;
-        let len = u32::try_from(name.len()).map_err(|_| too_many())?;
-        start.checked_add(len).ok_or_else(too_many)?;
+            .ok_or(SitesError::TooManyNames)?;
+        let len = u32::try_from(name.len()).map_err(|_| SitesError::TooManyNames)?;
+        start.checked_add(len).ok_or(SitesError::TooManyNames)?;
         self.text.push_str(name);
         let name = Name { start, len };
         self.last = Some(name);
@@ -67,16 +63,14 @@ impl Names {
     /// Moves `other`'s names to the end of these; the function returned gives each of
     /// `other`'s names its place here.
     pub fn append(&mut self, other: Names) -> Result<impl Fn(Name) -> Name, SitesError> {
-        // Every start of `other` is at least 1 (its placeholder), which is not copied.
-        let shift = u32::try_from(self.text.len() - 1).map_err(|_| too_many())?;
+        // Every start of `other` is at least 1 (its placeholder), which is not copied;
+        // when the joined text fits in 32 bits, so do the shift and every moved name.
         let after = other.text.len() - 1 + self.text.len();
-        if u32::try_from(after).is_err() {
-            return Err(too_many());
-        }
+        u32::try_from(after).map_err(|_| SitesError::TooManyNames)?;
+        let shift = (self.text.len() - 1) as u32;
         self.text.push_str(&other.text[1..]);
         self.last = None;
         Ok(move |name: Name| Name {
-            // In bounds: `after` fits in 32 bits.
             start: name.start.saturating_add(shift),
             len: name.len,
         })
