@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use super::read::{is_robots, Block, CrawlSites, RuleLine, SiteState};
 use super::ChangesError;
-use crate::output::read::{IdMap, SortedIds};
+use crate::output::ids::{IdMap, SortedIds};
 
 /// One row of the `changes` table (the crawls are per file).
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -23,7 +23,7 @@ pub use diff::{AgentSummary, Change, Summary};
 pub use read::Block;
 
 use crate::output::catalog::Catalog;
-use crate::output::read::SortedIds;
+use crate::output::ids::SortedIds;
 use crate::sites::SitesError;
 use diff::Lines;
 

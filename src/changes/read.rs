@@ -15,9 +15,8 @@ use super::passes::Range;
 use super::ChangesError;
 use crate::output::catalog::{Catalog, Entry};
 use crate::output::dataset::partition_dir;
-use crate::output::read::{
-    batches, batches_where, file_rows, part_files, AgentNumbers, IdMap, SortedIds, Wanted,
-};
+use crate::output::ids::{IdMap, SortedIds, Wanted};
+use crate::output::read::{batches, batches_where, file_rows, part_files, AgentNumbers};
 use crate::output::Table;
 use crate::sites::read::{opt, Columns, DocId};
 use crate::sites::StatusClass;

@@ -8,6 +8,7 @@
 
 pub mod catalog;
 pub mod dataset;
+pub mod ids;
 pub mod read;
 pub mod rows;
 pub mod schema;

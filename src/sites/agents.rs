@@ -9,11 +9,12 @@ use std::sync::Arc;
 use arrow_array::Array;
 
 use super::read::{Columns, Dictionary, DocId};
+use super::read::{FilePlaces, Places};
 use super::SitesError;
-use crate::output::read::{
-    in_parallel, AgentNumbers, ReadError, RowGroup, RowsOf, SortedIds, Wanted,
-};
+use crate::output::ids::{SortedIds, Wanted};
+use crate::output::read::{in_parallel, AgentNumbers, Pick, ReadError, RowGroup, RowsOf};
 use crate::robots::{ProbeClass, RuleSetClass};
+use parquet::arrow::arrow_reader::RowSelection;
 
 /// What the agents table says about one (capture, agent), in one byte: `named`
 /// (bit 0), `root_allowed` (bits 1-2: null, false, true), `probe_class` (bits 3-4:
@@ -99,6 +100,9 @@ pub struct AgentRows {
     /// The wanted captures: row `i` of `cells` is the `i`-th's.
     ids: Arc<SortedIds>,
     cells: Cells,
+    /// Row groups read by position whose rows were not where the documents said, and
+    /// were read again with the filter (see [`Find::At`]).
+    pub refiltered: usize,
 }
 
 impl AgentRows {
@@ -174,18 +178,36 @@ impl CaptureFacts<'_> {
     }
 }
 
-/// Reads the agents rows of the `wanted` captures from `files`;
-/// files that do not exist are skipped (a run with `--tables` may have no agents table).
-/// With `filter`, only the wanted rows are decoded (for a pass that wants a few of the
-/// crawl's captures; with about half of them wanted, reading every row is faster).
-/// Row groups are read in parallel (decoding is most of the step's reading), then
-/// merged in file and row-group order, so the result does not depend on the thread count.
+/// How [`read_agents`] finds the wanted captures' rows.
+#[derive(Debug, Clone, Copy)]
+pub enum Find<'a> {
+    /// Every row decoded: with about half the captures wanted (one pass), the fastest.
+    All,
+    /// By position, where the URLs' read found the captures in the documents table
+    /// (`files` then go with the documents parts, in the same order): a run writes a
+    /// capture's agents rows together, as many for every capture, in the order of its
+    /// documents rows, so a capture's rows are found without decoding every `doc_id`.
+    /// Every row read is checked to be its capture's, and the row just before and after
+    /// to be another's; a row group where one is not is read with the filter instead.
+    At(&'a Places),
+}
+
+/// Reads the agents rows of the `wanted` captures from `files` (`None`, or a file that
+/// does not exist, is skipped: a run with `--tables` may have no agents table), as
+/// `find` says. Row groups are read in parallel (decoding is most of the step's
+/// reading), then merged in file and row-group order, so the result does not depend
+/// on the thread count.
 pub fn read_agents(
-    files: &[PathBuf],
+    files: &[Option<PathBuf>],
     wanted: Vec<DocId>,
-    filter: bool,
+    find: Find<'_>,
 ) -> Result<AgentRows, SitesError> {
-    let files: Vec<PathBuf> = files.iter().filter(|p| p.is_file()).cloned().collect();
+    // The files read, and the documents part each goes with.
+    let (paired, files): (Vec<usize>, Vec<PathBuf>) = files
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| p.as_ref().filter(|p| p.is_file()).map(|p| (i, p.clone())))
+        .unzip();
     // Agents are numbered as first seen over the files in order.
     let mut index: HashMap<String, usize> = HashMap::new();
     let shared = Arc::new(SortedIds::new(wanted));
@@ -193,26 +215,41 @@ pub fn read_agents(
         rows: shared.len(),
         ..Cells::default()
     };
-    in_parallel(
-        &files,
-        |group| read_agents_group(group, &shared, filter),
-        |part| {
-            let global: Vec<usize> = part
-                .names
-                .into_iter()
-                .map(|name| {
-                    let next = index.len();
-                    *index.entry(name).or_insert(next)
-                })
-                .collect();
-            let identity = global.iter().enumerate().all(|(i, &g)| i == g);
-            let numbers = (!identity).then_some(global.as_slice());
-            // In row order, so a capture's rows seen twice keep the later facts.
-            for &(row, ref range) in &part.captures {
-                cells.merge(row, &part.facts[range.clone()], numbers);
+    let refiltered = std::sync::atomic::AtomicUsize::new(0);
+    let read = |group: &RowGroup<'_>| -> Result<FileAgents, SitesError> {
+        if let Find::At(places) = find {
+            let place = paired.get(group.file).and_then(|&d| places.files.get(d));
+            if let Some(checks) = place.and_then(|place| checks(group, place, &shared)) {
+                let rows = Pick::Rows(selection(group, &checks));
+                let read = read_agents_group(group, &shared, rows, &checks)?;
+                if !read.misplaced {
+                    return Ok(read);
+                }
+                refiltered.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             }
-        },
-    )?;
+        }
+        let pick = match find {
+            Find::All => Pick::All,
+            Find::At(_) => Pick::Filter,
+        };
+        read_agents_group(group, &shared, pick, &[])
+    };
+    in_parallel(&files, read, |part| {
+        let global: Vec<usize> = part
+            .names
+            .into_iter()
+            .map(|name| {
+                let next = index.len();
+                *index.entry(name).or_insert(next)
+            })
+            .collect();
+        let identity = global.iter().enumerate().all(|(i, &g)| i == g);
+        let numbers = (!identity).then_some(global.as_slice());
+        // In row order, so a capture's rows seen twice keep the later facts.
+        for &(row, ref range) in &part.captures {
+            cells.merge(row, &part.facts[range.clone()], numbers);
+        }
+    })?;
     let mut agents: Vec<(String, usize)> = index.into_iter().collect();
     agents.sort();
     Ok(AgentRows {
@@ -220,6 +257,7 @@ pub fn read_agents(
         agents: agents.into_iter().map(|(name, _)| name).collect(),
         ids: shared,
         cells,
+        refiltered: refiltered.into_inner(),
     })
 }
 
@@ -231,12 +269,26 @@ struct FileAgents {
     names: Vec<String>,
     captures: Vec<(usize, std::ops::Range<usize>)>,
     facts: Vec<AgentFacts>,
+    /// Read by position, and a row was not where the documents part said.
+    misplaced: bool,
+}
+
+impl FileAgents {
+    fn misplaced() -> FileAgents {
+        FileAgents {
+            names: Vec::new(),
+            captures: Vec::new(),
+            facts: Vec::new(),
+            misplaced: true,
+        }
+    }
 }
 
 fn read_agents_group(
     group: &RowGroup<'_>,
     wanted: &Arc<SortedIds>,
-    filter: bool,
+    pick: Pick,
+    checks: &[Check],
 ) -> Result<FileAgents, SitesError> {
     let path = group.path;
     let mut numbers = AgentNumbers::default();
@@ -258,11 +310,20 @@ fn read_agents_group(
         "probe_class",
         "cc_class",
     ];
-    // Filtered, only the wanted captures' rows are decoded, and every agent the row
-    // group names is collected apart: the agents are the table's either way.
+    // Filtered or picked by position, only the wanted captures' rows are decoded,
+    // and every agent the row group names is collected apart (from the dictionary):
+    // the agents are the table's either way.
+    let by_position = matches!(pick, Pick::Rows(_));
+    let selected = if by_position {
+        checked_rows(group, checks)
+    } else {
+        Vec::new()
+    };
+    let mut next_check = checks.iter().peekable();
+    let mut read_rows = 0usize;
     let of = RowsOf {
         wanted: wanted.clone(),
-        filter,
+        pick,
         dictionary: "agent",
         dictionaries: &["probe_class", "cc_class"],
         values: Arc::default(),
@@ -285,6 +346,27 @@ fn read_agents_group(
         let probe_codes = probe.map_values(|v| code(v, &ProbeClass::ALL, ProbeClass::as_str));
         let cc_codes = cc.map_values(|v| code(v, &RuleSetClass::ALL, RuleSetClass::as_str));
         let mut agent_numbers: Vec<Option<usize>> = agents.map_values(|_| None);
+        if by_position {
+            let mut all = of.values.lock().map_err(|_| c.wrong("agent"))?;
+            for name in agents.map_values(|v| v).into_iter().flatten() {
+                if !all.iter().any(|a| a == name) {
+                    all.push(name.to_owned());
+                }
+            }
+            // Each row read must be where the checks say: else the whole row group
+            // is read again with the filter.
+            for i in 0..batch.num_rows() {
+                let Some(&row) = selected.get(read_rows + i) else {
+                    return Ok(FileAgents::misplaced());
+                };
+                while let Some(check) = next_check.next_if(|c| c.row == row) {
+                    if (ids.value(i) == check.id) != check.is {
+                        return Ok(FileAgents::misplaced());
+                    }
+                }
+            }
+            read_rows += batch.num_rows();
+        }
         // Each row's position among the wanted, one look-up per capture, the batch's
         // look-ups made together so their cache misses overlap (one at a time, between
         // rows, they were 4% of the 2M bench crawl's samples).
@@ -332,6 +414,9 @@ fn read_agents_group(
     if let Some((_, Some(at))) = current {
         captures.push((at, start..facts.len()));
     }
+    if by_position && read_rows != selected.len() {
+        return Ok(FileAgents::misplaced());
+    }
     let mut names = numbers.names;
     let all = of
         .values
@@ -346,7 +431,83 @@ fn read_agents_group(
         names,
         captures,
         facts,
+        misplaced: false,
     })
+}
+
+/// One row the positional read must find as [`Find::At`] says: row `row` of the file
+/// is (`is`) or is not (the rows just before and after a capture's) capture `id`'s.
+#[derive(Debug, Clone, Copy)]
+struct Check {
+    row: u64,
+    id: DocId,
+    is: bool,
+}
+
+/// The checks of the wanted captures whose rows (or the rows next to them) are in
+/// `group`, in row order; `None` when the file's rows are not as many for every
+/// capture of its documents part.
+fn checks(group: &RowGroup<'_>, place: &FilePlaces, wanted: &SortedIds) -> Option<Vec<Check>> {
+    let file_rows = group.file_rows();
+    if place.rows == 0 || file_rows % place.rows != 0 {
+        return None;
+    }
+    let per = file_rows / place.rows;
+    let rows = group.rows();
+    let mut checks = Vec::new();
+    // The captures whose rows, with one row either side, end before the group are skipped.
+    let first = place
+        .found
+        .partition_point(|&(r, _)| (r + 1) * per < rows.start);
+    for &(r, id) in &place.found[first..] {
+        let (from, to) = (r * per, (r + 1) * per);
+        if from.saturating_sub(1) >= rows.end {
+            break;
+        }
+        if !wanted.contains(&id) {
+            continue;
+        }
+        let inside = from.max(rows.start)..to.min(rows.end);
+        checks.extend(inside.map(|row| Check { row, id, is: true }));
+        for row in [from.checked_sub(1), (to < file_rows).then_some(to)]
+            .into_iter()
+            .flatten()
+        {
+            if rows.contains(&row) {
+                checks.push(Check { row, id, is: false });
+            }
+        }
+    }
+    checks.sort_by_key(|c| c.row);
+    Some(checks)
+}
+
+/// The rows of `group` a positional read reads: those `checks` name, each once, in
+/// order, or the group's first row when there are none (read for the agents its
+/// dictionary names: they are collected from every row group).
+fn checked_rows(group: &RowGroup<'_>, checks: &[Check]) -> Vec<u64> {
+    let mut rows: Vec<u64> = checks.iter().map(|c| c.row).collect();
+    rows.dedup();
+    let all = group.rows();
+    if rows.is_empty() && !all.is_empty() {
+        rows.push(all.start);
+    }
+    rows
+}
+
+/// [`checked_rows`] as a selection within the group.
+fn selection(group: &RowGroup<'_>, checks: &[Check]) -> RowSelection {
+    let rows = group.rows();
+    let len = usize::try_from(rows.end - rows.start).unwrap_or(usize::MAX);
+    let mut ranges: Vec<std::ops::Range<usize>> = Vec::new();
+    for row in checked_rows(group, checks) {
+        let at = usize::try_from(row - rows.start).unwrap_or(usize::MAX);
+        match ranges.last_mut() {
+            Some(last) if last.end == at => last.end = at + 1,
+            _ => ranges.push(at..at + 1),
+        }
+    }
+    RowSelection::from_consecutive_ranges(ranges.into_iter(), len)
 }
 
 #[cfg(test)]
@@ -412,6 +573,65 @@ mod tests {
         w.close().expect("close");
     }
 
+    /// `a` and `b` hold the same agents and the same facts for `docs`.
+    fn assert_same(a: &AgentRows, b: &AgentRows, docs: &[u8]) {
+        assert_eq!(a.agents, b.agents);
+        for &doc in docs {
+            let (x, y) = (a.of([doc; 16]), b.of([doc; 16]));
+            for i in 0..a.agents.len() {
+                assert_eq!(x.get(i), y.get(i), "doc {doc} agent {i}");
+            }
+        }
+    }
+
+    /// Captures 1 to 6, two agents rows each (capture 4 names Bingbot, no other does),
+    /// in row groups of 3 rows, so captures are split across them.
+    fn six_captures(path: &Path) {
+        let (none, allows) = (Some("none"), Some("allow_all"));
+        let rows: Vec<AgentRow> = (1..=6u8)
+            .flat_map(|d| {
+                let agent = if d == 4 { "Bingbot" } else { "GPTBot" };
+                [
+                    (d, agent, d % 2 == 0, Some(d % 3 == 0), none, allows),
+                    (d, "*", false, Some(true), None, None),
+                ]
+            })
+            .collect();
+        write_part(path, &rows);
+    }
+
+    #[test]
+    fn agents_rows_found_by_position_are_the_rows_every_row_gives() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let c = dir.path().join("c.parquet");
+        six_captures(&c);
+        let files = [None, Some(c)];
+        let wanted: Vec<DocId> = vec![[2; 16], [5; 16]];
+        let all = read_agents(&files, wanted.clone(), Find::All).expect("read");
+        assert_eq!(all.agents, ["*", "Bingbot", "GPTBot"]);
+        let place = |found: Vec<(u64, DocId)>| Places {
+            files: vec![FilePlaces::default(), FilePlaces { rows: 6, found }],
+        };
+        // Where the documents say: no row group read again, and Bingbot (only the
+        // unwanted capture 4 names it) is still one of the agents.
+        let right = place(vec![(1, [2; 16]), (4, [5; 16])]);
+        let placed = read_agents(&files, wanted.clone(), Find::At(&right)).expect("placed");
+        assert_same(&all, &placed, &[1, 2, 3, 4, 5, 6]);
+        assert_eq!(placed.refiltered, 0);
+        // Capture 2 said to be at row 0: its row groups fail their checks and are read
+        // with the filter, which finds the same facts.
+        let wrong = place(vec![(0, [2; 16]), (4, [5; 16])]);
+        let misplaced = read_agents(&files, wanted.clone(), Find::At(&wrong)).expect("misplaced");
+        assert_same(&all, &misplaced, &[1, 2, 3, 4, 5, 6]);
+        assert!(misplaced.refiltered > 0);
+        // Rows that are not a multiple of the documents' count: the filter everywhere.
+        let mut uneven = place(vec![(1, [2; 16]), (4, [5; 16])]);
+        uneven.files[1].rows = 5;
+        let filtered = read_agents(&files, wanted, Find::At(&uneven)).expect("filtered");
+        assert_same(&all, &filtered, &[1, 2, 3, 4, 5, 6]);
+        assert_eq!(filtered.refiltered, 0);
+    }
+
     #[test]
     fn row_groups_read_in_parallel_give_each_wanted_capture_its_agents_facts() {
         let dir = tempfile::tempdir().expect("tempdir");
@@ -441,15 +661,25 @@ mod tests {
         write_part(&a, &first);
         write_part(&b, &second);
         let wanted: Vec<DocId> = vec![[1; 16], [5; 16], [7; 16], [9; 16]];
-        let rows = read_agents(&[a.clone(), b.clone()], wanted.clone(), false).expect("read");
-        let filtered = read_agents(&[a, b], wanted, true).expect("read, filtered");
-        assert_eq!(rows.agents, filtered.agents);
-        for doc in [1u8, 2, 5, 7, 9] {
-            let (all, some) = (rows.of([doc; 16]), filtered.of([doc; 16]));
-            for i in 0..rows.agents.len() {
-                assert_eq!(all.get(i), some.get(i), "doc {doc} agent {i}");
-            }
-        }
+        let files = [Some(a), Some(b)];
+        let rows = read_agents(&files, wanted.clone(), Find::All).expect("read");
+        // By position: the first file's captures have unlike numbers of rows (read
+        // with the filter), the second's are placed (two rows each, rows 0 and 1).
+        let places = Places {
+            files: vec![
+                FilePlaces {
+                    rows: 3,
+                    found: vec![(0, [1; 16]), (1, [5; 16])],
+                },
+                FilePlaces {
+                    rows: 2,
+                    found: vec![(0, [7; 16]), (1, [9; 16])],
+                },
+            ],
+        };
+        let placed = read_agents(&files, wanted, Find::At(&places)).expect("read, placed");
+        assert_same(&rows, &placed, &[1, 2, 5, 7, 9]);
+        assert_eq!(placed.refiltered, 0);
         assert_eq!(rows.agents, ["*", "Bingbot", "CCBot", "GPTBot"]);
         let expected: HashMap<(u8, &str), AgentRow> = first
             .iter()

@@ -33,10 +33,10 @@ pub use key::SiteKey;
 
 use crate::limits::DEFAULT_MEMORY_LIMIT;
 use crate::output::catalog::{Catalog, DatasetState};
-use crate::output::read::SortedIds;
+use crate::output::ids::SortedIds;
 use crate::output::Table;
 use crate::verdicts::AgentsArg;
-use agents::AgentRows;
+use agents::{AgentRows, Find};
 use passes::Plan;
 use read::DocId;
 use rows::{Context, Writer};
@@ -137,6 +137,9 @@ pub struct CrawlCounts {
     pub classes: PerClass<usize>,
     /// Passes the crawl was decided in (more than one when it exceeds `--memory-limit`).
     pub passes: usize,
+    /// Row groups of the agents table whose rows were not in the documents' order, read
+    /// with a filter instead (none in a dataset `run` wrote; see `agents::Find::At`).
+    pub refiltered: usize,
 }
 
 /// What `sites` wrote, per crawl.
@@ -158,6 +161,12 @@ impl Report {
             out += &format!("{}: {} sites, {} rows;", c.crawl, c.sites, c.rows);
             if c.passes > 1 {
                 out += &format!(" in {} passes (--memory-limit);", c.passes);
+            }
+            if c.refiltered > 0 {
+                out += &format!(
+                    " {} agents row groups not in the documents' order, read with a filter;",
+                    c.refiltered
+                );
             }
             for (class, n) in StatusClass::ALL.iter().zip(&c.classes) {
                 out += &format!(" {}={n}", class.as_str());
@@ -278,6 +287,7 @@ fn one_crawl(
         options.memory_limit,
     )?;
     let mut writer = Writer::create(path, state)?;
+    let mut refiltered = 0;
     for pass in plan.passes() {
         // What the planning scan or the pass before freed goes back first.
         if plan.len() > 1 {
@@ -301,15 +311,12 @@ fn one_crawl(
         let ends: Vec<DocId> = sites.iter().map(|s| s.end.doc_id).collect();
         let mut shown = ends.clone();
         shown.extend(sites.iter().map(|s| s.start));
-        let agent_files = read::companion_files(input.root, files, Table::Agents.name());
-        // The two reads share the pool: the URLs' row groups are few and quick, and
-        // the agents' are many, so neither waits for the other to end.
-        let (urls, rows) = rayon::join(
-            || read::read_urls(files, SortedIds::new(shown)),
-            // One pass of several wants a few of the crawl's captures: their rows alone.
-            || agents::read_agents(&agent_files, ends, plan.len() > 1),
-        );
-        let (urls, rows) = (urls?, rows?);
+        let agent_files: Vec<Option<PathBuf>> = files
+            .iter()
+            .map(|f| read::companion_file(input.root, f, Table::Agents.name()))
+            .collect();
+        let (urls, rows) = read_shown(files, &agent_files, shown, ends, plan.len() == 1)?;
+        refiltered += rows.refiltered;
         let agents = choose_agents(&options.out, wanted, crawl, &rows)?;
         let ctx = Context {
             options,
@@ -334,7 +341,33 @@ fn one_crawl(
         rows: tally.rows,
         classes: tally.classes,
         passes: plan.len(),
+        refiltered,
     })
+}
+
+/// The URLs of the captures a pass shows (`shown`), and the agents rows of those
+/// that decide (`ends`).
+fn read_shown(
+    files: &[PathBuf],
+    agent_files: &[Option<PathBuf>],
+    shown: Vec<DocId>,
+    ends: Vec<DocId>,
+    one_pass: bool,
+) -> Result<(read::Urls, AgentRows), SitesError> {
+    if one_pass {
+        // The two reads share the pool: the URLs' row groups are few and quick, and
+        // the agents' are many, so neither waits for the other to end.
+        let (urls, rows) = rayon::join(
+            || read::read_urls(files, SortedIds::new(shown), false),
+            || agents::read_agents(agent_files, ends, Find::All),
+        );
+        return Ok((urls?.0, rows?));
+    }
+    // One pass of several wants a few of the crawl's captures: the URLs' read says
+    // where they are in the documents table, and their agents rows alone are read there.
+    let (urls, places) = read::read_urls(files, SortedIds::new(shown), true)?;
+    let rows = agents::read_agents(agent_files, ends, Find::At(&places))?;
+    Ok((urls, rows))
 }
 
 /// The agents to report for a crawl, in name order, with their index in `rows`:

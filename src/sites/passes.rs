@@ -14,7 +14,8 @@
 //! sample of the site names that places the ranges. Each pass then follows its own
 //! sites' redirects [`MAX_REDIRECT_HOPS`] deep through that graph, so what it holds
 //! besides its sites grows with its sites' redirects, not with the crawl's. Every pass
-//! reads the documents and agents tables again: the time the memory bound costs.
+//! reads the documents and agents tables again: the time the memory bound costs (the
+//! agents rows of its captures alone, found by position: [`super::agents::Find::At`]).
 
 use std::hash::{Hash, Hasher};
 use std::path::PathBuf;

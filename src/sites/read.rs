@@ -19,7 +19,8 @@ use super::names::{Name, Names};
 use super::passes::{prefix, Pass, Redirects};
 use super::SiteKey;
 use super::SitesError;
-use crate::output::read::{batches, in_parallel, Ids, ReadError, RowGroup, SortedIds, Wanted};
+use crate::output::ids::{Ids, SortedIds, Wanted};
+use crate::output::read::{batches, in_parallel, ReadError, RowGroup};
 
 /// The id of a capture, as `documents.doc_id` holds it (16 bytes, a UUID).
 pub use crate::output::rows::DocId;
@@ -480,18 +481,41 @@ impl Urls {
     }
 }
 
+/// Where captures are in the documents table, as [`read_urls`] found them: for each
+/// part file read (in order), its number of rows and the row and id of each wanted
+/// capture, in row order. A pass's agents rows are then read by position
+/// ([`super::agents::read_agents`]) instead of by decoding every `doc_id`.
+#[derive(Debug, Default)]
+pub struct Places {
+    pub files: Vec<FilePlaces>,
+}
+
+/// One documents part's [`Places`].
+#[derive(Debug, Default, Clone)]
+pub struct FilePlaces {
+    pub rows: u64,
+    pub found: Vec<(u64, DocId)>,
+}
+
 /// The URLs of the captures in `wanted`, read again from `files`: row groups in
 /// parallel, kept in file and row-group order (a capture read twice keeps its later
-/// URL, as one loop over the files would).
-pub fn read_urls(files: &[PathBuf], wanted: SortedIds) -> Result<Urls, SitesError> {
+/// URL, as one loop over the files would). With `places`, where each was found too.
+pub fn read_urls(
+    files: &[PathBuf],
+    wanted: SortedIds,
+    places: bool,
+) -> Result<(Urls, Places), SitesError> {
     let mut spans = vec![NO_URL; wanted.len()];
     let mut text = String::new();
+    let mut found_at = Places::default();
     in_parallel(
         files,
         |group| {
             // (position among the wanted, span in `found`) of each URL, in row order.
             let mut at: Vec<(usize, std::ops::Range<usize>)> = Vec::new();
             let mut found = String::new();
+            let mut rows: Vec<(u64, DocId)> = Vec::new();
+            let mut row = group.rows().start;
             let mut asked = Wanted::new(&wanted);
             for batch in group.batches(&["doc_id", "url"])? {
                 let batch = batch?;
@@ -502,36 +526,46 @@ pub fn read_urls(files: &[PathBuf], wanted: SortedIds) -> Result<Urls, SitesErro
                 let (ids, col) = (c.ids("doc_id")?, c.str("url")?);
                 let positions = asked.positions(&ids, batch.num_rows());
                 for (i, position) in positions.into_iter().enumerate() {
+                    if position.is_some() && places {
+                        rows.push((row + i as u64, ids.value(i)));
+                    }
                     if let (Some(position), Some(url)) = (position, opt(col, i)) {
                         at.push((position, found.len()..found.len() + url.len()));
                         found.push_str(url);
                     }
                 }
+                row += batch.num_rows() as u64;
             }
-            Ok::<_, SitesError>((at, found))
+            let file = (group.file, group.file_rows());
+            Ok::<_, SitesError>((at, found, file, rows))
         },
-        |(at, found)| {
+        |(at, found, (file, file_rows), rows)| {
             for (position, range) in at {
                 let start = text.len() as u64;
                 text.push_str(&found[range]);
                 spans[position] = (start, text.len() as u64);
             }
+            if places {
+                if found_at.files.len() <= file {
+                    found_at.files.resize(file + 1, FilePlaces::default());
+                }
+                found_at.files[file].rows = file_rows;
+                found_at.files[file].found.extend(rows);
+            }
         },
     )?;
-    Ok(Urls {
+    let urls = Urls {
         ids: wanted,
         spans,
         text,
-    })
+    };
+    Ok((urls, found_at))
 }
 
-/// The `agents` part files that go with `documents` part files: the same path
-/// under the table's directory (every table of a run has the same part names).
-pub fn companion_files(out: &Path, documents: &[PathBuf], table: &str) -> Vec<PathBuf> {
-    let root = out.join("documents");
-    documents
-        .iter()
-        .filter_map(|p| p.strip_prefix(&root).ok())
-        .map(|rel| out.join(table).join(rel))
-        .collect()
+/// The part file of `table` that goes with the `documents` part file `documents`: the
+/// same path under the table's directory (every table of a run has the same part
+/// names).
+pub fn companion_file(out: &Path, documents: &Path, table: &str) -> Option<PathBuf> {
+    let rel = documents.strip_prefix(out.join("documents")).ok()?;
+    Some(out.join(table).join(rel))
 }

@@ -479,6 +479,12 @@ fn sites_decided_in_passes_write_the_same_bytes() {
                 passes.iter().all(|&n| n >= least),
                 "{key} {limit}: {passes:?}"
             );
+            // The agents rows of a dataset `run` wrote are where its documents say: the
+            // passes read them by position, no row group falls back to the filter.
+            assert!(
+                !stderr.contains("read with a filter"),
+                "{key} {limit}: {stderr}"
+            );
             assert!(
                 whole == sites_parts(&out),
                 "{key} {limit}: the same bytes as one pass"
