@@ -186,8 +186,9 @@ pub struct RowsOf {
     pub dictionary: &'static str,
     /// More string columns read as dictionaries (their values are not collected).
     pub dictionaries: &'static [&'static str],
-    /// With [`Pick::Filter`]: every value of `dictionary` in the row group, wanted
-    /// rows or not, in the order first met.
+    /// With [`Pick::Filter`], every value of `dictionary` in the row group, wanted
+    /// rows or not; with [`Pick::Rows`], every value of the batches read (the row
+    /// group's dictionary); in the order first met.
     pub values: Arc<Mutex<Vec<String>>>,
 }
 
@@ -229,13 +230,38 @@ impl RowGroup<'_> {
                 return Err(ReadError::column(path, column));
             }
         }
-        let builder = match &of.pick {
-            Pick::All => builder,
-            Pick::Filter => filtered(builder, of),
-            Pick::Rows(selection) => builder.with_row_selection(selection.clone()),
+        let (builder, note) = match &of.pick {
+            Pick::All => (builder, false),
+            Pick::Filter => (filtered(builder, of), false),
+            Pick::Rows(selection) => (builder.with_row_selection(selection.clone()), true),
         };
-        reader(path, builder, columns)
+        let (values, dictionary, path) = (of.values.clone(), of.dictionary, path.to_owned());
+        Ok(reader(&path, builder, columns)?.map(move |batch| {
+            let batch = batch?;
+            if note {
+                note_values(&values, &batch, dictionary)
+                    .ok_or_else(|| ReadError::column(&path, dictionary))?;
+            }
+            Ok(batch)
+        }))
     }
+}
+
+/// Adds to `values` the values of column `dictionary` of `batch` (a dictionary) not
+/// yet in it; `None` when the column is not a dictionary of strings.
+fn note_values(values: &Mutex<Vec<String>>, batch: &RecordBatch, dictionary: &str) -> Option<()> {
+    let names = batch
+        .column_by_name(dictionary)?
+        .as_any_dictionary_opt()?
+        .values()
+        .as_string_opt::<i32>()?;
+    let mut seen = values.lock().ok()?;
+    for name in names.iter().flatten() {
+        if !seen.iter().any(|s| s == name) {
+            seen.push(name.to_owned());
+        }
+    }
+    Some(())
 }
 
 /// `builder` with a row filter that passes the rows of [`RowsOf::wanted`], collecting
@@ -249,19 +275,7 @@ fn filtered(
     let mut wanted = Wanted::new(of.wanted.clone());
     let predicate = ArrowPredicateFn::new(mask, move |batch: RecordBatch| {
         let unexpected = |c: &str| ArrowError::SchemaError(format!("column {c}: unexpected type"));
-        let names = batch
-            .column_by_name(dictionary)
-            .and_then(|c| c.as_any_dictionary_opt())
-            .and_then(|d| d.values().as_string_opt::<i32>().cloned())
-            .ok_or_else(|| unexpected("dictionary"))?;
-        {
-            let mut seen = values.lock().map_err(|_| unexpected("dictionary"))?;
-            for name in names.iter().flatten() {
-                if !seen.iter().any(|s| s == name) {
-                    seen.push(name.to_owned());
-                }
-            }
-        }
+        note_values(&values, &batch, dictionary).ok_or_else(|| unexpected("dictionary"))?;
         let ids = batch
             .column_by_name("doc_id")
             .and_then(|c| Ids::of(c.as_ref()))

@@ -219,9 +219,9 @@ pub fn read_agents(
     let read = |group: &RowGroup<'_>| -> Result<FileAgents, SitesError> {
         if let Find::At(places) = find {
             let place = paired.get(group.file).and_then(|&d| places.files.get(d));
-            if let Some(checks) = place.and_then(|place| checks(group, place, &shared)) {
-                let rows = Pick::Rows(selection(group, &checks));
-                let read = read_agents_group(group, &shared, rows, &checks)?;
+            if let Some(placed) = place.and_then(|place| Placed::new(group, place, &shared)) {
+                let rows = Pick::Rows(placed.selection(group));
+                let read = read_agents_group(group, &shared, rows, Some(&placed))?;
                 if !read.misplaced {
                     return Ok(read);
                 }
@@ -232,7 +232,7 @@ pub fn read_agents(
             Find::All => Pick::All,
             Find::At(_) => Pick::Filter,
         };
-        read_agents_group(group, &shared, pick, &[])
+        read_agents_group(group, &shared, pick, None)
     };
     in_parallel(&files, read, |part| {
         let global: Vec<usize> = part
@@ -288,7 +288,7 @@ fn read_agents_group(
     group: &RowGroup<'_>,
     wanted: &Arc<SortedIds>,
     pick: Pick,
-    checks: &[Check],
+    placed: Option<&Placed>,
 ) -> Result<FileAgents, SitesError> {
     let path = group.path;
     let mut numbers = AgentNumbers::default();
@@ -313,13 +313,7 @@ fn read_agents_group(
     // Filtered or picked by position, only the wanted captures' rows are decoded,
     // and every agent the row group names is collected apart (from the dictionary):
     // the agents are the table's either way.
-    let by_position = matches!(pick, Pick::Rows(_));
-    let selected = if by_position {
-        checked_rows(group, checks)
-    } else {
-        Vec::new()
-    };
-    let mut next_check = checks.iter().peekable();
+    let mut next_check = placed.map(|p| p.checks.iter().peekable());
     let mut read_rows = 0usize;
     let of = RowsOf {
         wanted: wanted.clone(),
@@ -346,17 +340,11 @@ fn read_agents_group(
         let probe_codes = probe.map_values(|v| code(v, &ProbeClass::ALL, ProbeClass::as_str));
         let cc_codes = cc.map_values(|v| code(v, &RuleSetClass::ALL, RuleSetClass::as_str));
         let mut agent_numbers: Vec<Option<usize>> = agents.map_values(|_| None);
-        if by_position {
-            let mut all = of.values.lock().map_err(|_| c.wrong("agent"))?;
-            for name in agents.map_values(|v| v).into_iter().flatten() {
-                if !all.iter().any(|a| a == name) {
-                    all.push(name.to_owned());
-                }
-            }
+        if let (Some(placed), Some(next_check)) = (placed, next_check.as_mut()) {
             // Each row read must be where the checks say: else the whole row group
             // is read again with the filter.
             for i in 0..batch.num_rows() {
-                let Some(&row) = selected.get(read_rows + i) else {
+                let Some(&row) = placed.rows.get(read_rows + i) else {
                     return Ok(FileAgents::misplaced());
                 };
                 while let Some(check) = next_check.next_if(|c| c.row == row) {
@@ -414,7 +402,7 @@ fn read_agents_group(
     if let Some((_, Some(at))) = current {
         captures.push((at, start..facts.len()));
     }
-    if by_position && read_rows != selected.len() {
+    if placed.is_some_and(|p| read_rows != p.rows.len()) {
         return Ok(FileAgents::misplaced());
     }
     let mut names = numbers.names;
@@ -444,70 +432,75 @@ struct Check {
     is: bool,
 }
 
-/// The checks of the wanted captures whose rows (or the rows next to them) are in
-/// `group`, in row order; `None` when the file's rows are not as many for every
-/// capture of its documents part.
-fn checks(group: &RowGroup<'_>, place: &FilePlaces, wanted: &SortedIds) -> Option<Vec<Check>> {
-    let file_rows = group.file_rows();
-    if place.rows == 0 || file_rows % place.rows != 0 {
-        return None;
-    }
-    let per = file_rows / place.rows;
-    let rows = group.rows();
-    let mut checks = Vec::new();
-    // The captures whose rows, with one row either side, end before the group are skipped.
-    let first = place
-        .found
-        .partition_point(|&(r, _)| (r + 1) * per < rows.start);
-    for &(r, id) in &place.found[first..] {
-        let (from, to) = (r * per, (r + 1) * per);
-        if from.saturating_sub(1) >= rows.end {
-            break;
+/// What a positional read of one row group reads and checks.
+struct Placed {
+    /// The checks of the wanted captures whose rows (or the rows next to them) are in
+    /// the group, in row order.
+    checks: Vec<Check>,
+    /// The rows read: those the checks name, each once, in order, or the group's first
+    /// row when there are none (read for the agents its dictionary names: they are
+    /// collected from every row group).
+    rows: Vec<u64>,
+}
+
+impl Placed {
+    /// `None` when the file's rows are not as many for every capture of its documents
+    /// part (`place`).
+    fn new(group: &RowGroup<'_>, place: &FilePlaces, wanted: &SortedIds) -> Option<Placed> {
+        let file_rows = group.file_rows();
+        if place.rows == 0 || file_rows % place.rows != 0 {
+            return None;
         }
-        if !wanted.contains(&id) {
-            continue;
-        }
-        let inside = from.max(rows.start)..to.min(rows.end);
-        checks.extend(inside.map(|row| Check { row, id, is: true }));
-        for row in [from.checked_sub(1), (to < file_rows).then_some(to)]
-            .into_iter()
-            .flatten()
-        {
-            if rows.contains(&row) {
-                checks.push(Check { row, id, is: false });
+        let per = file_rows / place.rows;
+        let all = group.rows();
+        let mut checks = Vec::new();
+        // The captures whose rows, with one row either side, end before the group are
+        // skipped.
+        let first = place
+            .found
+            .partition_point(|&(r, _)| (r + 1) * per < all.start);
+        for &(r, id) in &place.found[first..] {
+            let (from, to) = (r * per, (r + 1) * per);
+            if from.saturating_sub(1) >= all.end {
+                break;
+            }
+            if !wanted.contains(&id) {
+                continue;
+            }
+            let inside = from.max(all.start)..to.min(all.end);
+            checks.extend(inside.map(|row| Check { row, id, is: true }));
+            for row in [from.checked_sub(1), (to < file_rows).then_some(to)]
+                .into_iter()
+                .flatten()
+            {
+                if all.contains(&row) {
+                    checks.push(Check { row, id, is: false });
+                }
             }
         }
-    }
-    checks.sort_by_key(|c| c.row);
-    Some(checks)
-}
-
-/// The rows of `group` a positional read reads: those `checks` name, each once, in
-/// order, or the group's first row when there are none (read for the agents its
-/// dictionary names: they are collected from every row group).
-fn checked_rows(group: &RowGroup<'_>, checks: &[Check]) -> Vec<u64> {
-    let mut rows: Vec<u64> = checks.iter().map(|c| c.row).collect();
-    rows.dedup();
-    let all = group.rows();
-    if rows.is_empty() && !all.is_empty() {
-        rows.push(all.start);
-    }
-    rows
-}
-
-/// [`checked_rows`] as a selection within the group.
-fn selection(group: &RowGroup<'_>, checks: &[Check]) -> RowSelection {
-    let rows = group.rows();
-    let len = usize::try_from(rows.end - rows.start).unwrap_or(usize::MAX);
-    let mut ranges: Vec<std::ops::Range<usize>> = Vec::new();
-    for row in checked_rows(group, checks) {
-        let at = usize::try_from(row - rows.start).unwrap_or(usize::MAX);
-        match ranges.last_mut() {
-            Some(last) if last.end == at => last.end = at + 1,
-            _ => ranges.push(at..at + 1),
+        checks.sort_by_key(|c| c.row);
+        let mut rows: Vec<u64> = checks.iter().map(|c| c.row).collect();
+        rows.dedup();
+        if rows.is_empty() && !all.is_empty() {
+            rows.push(all.start);
         }
+        Some(Placed { checks, rows })
     }
-    RowSelection::from_consecutive_ranges(ranges.into_iter(), len)
+
+    /// [`Placed::rows`] as a selection within the group.
+    fn selection(&self, group: &RowGroup<'_>) -> RowSelection {
+        let all = group.rows();
+        let len = usize::try_from(all.end - all.start).unwrap_or(usize::MAX);
+        let mut ranges: Vec<std::ops::Range<usize>> = Vec::new();
+        for &row in &self.rows {
+            let at = usize::try_from(row - all.start).unwrap_or(usize::MAX);
+            match ranges.last_mut() {
+                Some(last) if last.end == at => last.end = at + 1,
+                _ => ranges.push(at..at + 1),
+            }
+        }
+        RowSelection::from_consecutive_ranges(ranges.into_iter(), len)
+    }
 }
 
 #[cfg(test)]

@@ -286,6 +286,10 @@ fn one_crawl(
         options.site_key,
         options.memory_limit,
     )?;
+    let agent_files: Vec<Option<PathBuf>> = files
+        .iter()
+        .map(|f| read::companion_file(input.root, f, Table::Agents.name()))
+        .collect();
     let mut writer = Writer::create(path, state)?;
     let mut refiltered = 0;
     for pass in plan.passes() {
@@ -311,10 +315,6 @@ fn one_crawl(
         let ends: Vec<DocId> = sites.iter().map(|s| s.end.doc_id).collect();
         let mut shown = ends.clone();
         shown.extend(sites.iter().map(|s| s.start));
-        let agent_files: Vec<Option<PathBuf>> = files
-            .iter()
-            .map(|f| read::companion_file(input.root, f, Table::Agents.name()))
-            .collect();
         let (urls, rows) = read_shown(files, &agent_files, shown, ends, plan.len() == 1)?;
         refiltered += rows.refiltered;
         let agents = choose_agents(&options.out, wanted, crawl, &rows)?;
