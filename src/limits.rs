@@ -249,6 +249,15 @@ pub const SITES_RESERVE: usize = 64 << 20;
 /// more even sizes, a larger sample held while planning).
 pub const SITES_SAMPLE_PER_PASS: usize = 256;
 
+/// The size above which the sites step's allocations, when a crawl is decided in
+/// passes, are mapped on their own (glibc's `M_MMAP_THRESHOLD`) and so handed back to
+/// the system when freed. glibc's own threshold starts at 128 KiB and rises after each
+/// large free, up to 32 MiB. Measured on 10M captures in 6 passes (one run each): 1 MiB
+/// took twice the system time of 4 or 16 MiB (26 s against 13-14 s); 4 and 16 MiB
+/// peaked at 373 and 394 MB, within this VM's run-to-run spread (BENCHMARKS.md, "The
+/// sites step's passes and glibc's heap"). The larger keeps more small buffers on the heap.
+pub const SITES_MMAP_THRESHOLD: usize = 16 << 20;
+
 /// Part size of a multipart upload when a task's part is published to S3 (and the
 /// largest part sent in one PUT): S3 takes parts of 5 MiB to 5 GiB, at most 10,000 of
 /// them (objects up to 160 GiB here); two in flight bound the memory an upload holds.
