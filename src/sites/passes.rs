@@ -272,12 +272,12 @@ pub fn release_freed_memory() {
 /// the thread. Left to itself, glibc raises its threshold after each large free (up to
 /// 32 MiB), so once the first pass has freed its captures, the next passes' row-group
 /// captures, names and read buffers (a few MiB each, made on the pool's threads and freed
-/// on others) come from the heaps and their arenas, where what they leave free is kept,
-/// in gaps the trims between passes do not always reach. Measured on 10M captures in 6
-/// passes at the default limit: peak RSS 477-498 MB -> 417-429 MB, the same wall time
-/// (BENCHMARKS.md). Only for a crawl in passes: in one pass (2M captures) it cost 14-19%
-/// more time for 12% less memory. On other C libraries this does nothing.
-pub fn map_large_allocations() {
+/// on the caller's) come from the heaps and their arenas. What kept the difference there
+/// was not traced; the effect was measured: on 10M captures in 6 passes at the default
+/// limit, peak RSS 477-498 MB -> 417-429 MB, the same wall time (BENCHMARKS.md). Only for
+/// a crawl in passes: in one pass (2M captures) it cost 14-19% more time for 12% less
+/// memory. On other C libraries this does nothing.
+fn map_large_allocations() {
     // SAFETY: mallopt takes no pointer; glibc applies it under its arenas' locks. Its
     // answer is not looked at: glibc 2.36 takes any threshold, and a refusal would only
     // leave glibc's own policy, which changes the peak, never what is written.
