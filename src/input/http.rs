@@ -66,7 +66,12 @@ pub(crate) fn header_fields(block: &[u8]) -> impl Iterator<Item = (&[u8], &[u8])
 /// Replaces `dst` with the lossy UTF-8 text of `src`.
 pub(crate) fn set_text(dst: &mut String, src: &[u8]) {
     dst.clear();
-    dst.push_str(&String::from_utf8_lossy(src));
+    // Valid text (nearly every header and URL) takes `from_utf8`'s word-at-a-time
+    // check; the lossy decoder walks it in chunks.
+    match std::str::from_utf8(src) {
+        Ok(text) => dst.push_str(text),
+        Err(_) => dst.push_str(&String::from_utf8_lossy(src)),
+    }
 }
 
 /// Parses an HTTP/1.x response head (`head` ends at the blank line or is the whole

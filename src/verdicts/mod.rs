@@ -85,15 +85,20 @@ impl UrlPlan {
 
     /// The URLs to ask about a document fetched from `scheme://host`.
     pub fn urls_for(&self, scheme: &str, host: &str) -> Vec<String> {
-        let base = if host.is_empty() {
-            String::new()
-        } else {
-            format!(
-                "{}://{host}",
-                if scheme.is_empty() { "http" } else { scheme }
-            )
-        };
-        let mut urls: Vec<String> = self.paths.iter().map(|p| format!("{base}{p}")).collect();
+        // Plain pushes, not `format!`: this runs for every parsed document.
+        let scheme = if scheme.is_empty() { "http" } else { scheme };
+        let base_len = if host.is_empty() { 0 } else { scheme.len() + 3 + host.len() };
+        let mut urls: Vec<String> = Vec::with_capacity(self.paths.len());
+        for path in &self.paths {
+            let mut url = String::with_capacity(base_len + path.len());
+            if !host.is_empty() {
+                url.push_str(scheme);
+                url.push_str("://");
+                url.push_str(host);
+            }
+            url.push_str(path);
+            urls.push(url);
+        }
         if let Some(list) = self.by_host.get(host) {
             urls.extend(list.iter().cloned());
         }
@@ -205,5 +210,14 @@ mod tests {
         assert_eq!(a.by_host["a.com"].len(), 5);
         assert_eq!(a.urls_for("https", "a.com")[0], "https://a.com/");
         assert_eq!(a.urls_for("https", "a.com").len(), 6);
+    }
+
+    #[test]
+    fn urls_default_to_http_and_need_a_host() {
+        let plan = UrlPlan::new(vec!["/".into(), "/x?y".into()], &[], None, 7);
+        assert_eq!(plan.urls_for("", "b.org:8080"), ["http://b.org:8080/", "http://b.org:8080/x?y"]);
+        assert_eq!(plan.urls_for("https", "b.org")[1], "https://b.org/x?y");
+        // No host: the paths alone, as the verdicts of a capture without a URL ask them.
+        assert_eq!(plan.urls_for("https", ""), ["/", "/x?y"]);
     }
 }
