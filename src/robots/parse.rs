@@ -303,8 +303,9 @@ impl<'a> Builder<'a> {
                 .map_or(second.first_line, |a| a.line);
             found.push((line, Code::MultipleStarGroups));
         }
+        let mut hashed = Vec::new();
         for group in &self.doc.groups {
-            lint::check_group(group, self.doc.group_rules(group), &mut found);
+            lint::check_group(group, self.doc.group_rules(group), &mut hashed, &mut found);
         }
         for (line, code) in found {
             let excerpt = self.line_text(line);
