@@ -356,6 +356,9 @@ pub struct Batches {
     tables: TableSet,
     /// The `crawl` column's value for every row of this batch.
     crawl: String,
+    /// `crawl` repeated, as long as the longest batch so far: each batch's `crawl`
+    /// column is a slice of it.
+    crawl_column: Option<StringArray>,
     documents: Documents,
     groups: Groups,
     rules: Rules,
@@ -458,15 +461,27 @@ impl Batches {
             self.agents.finish(),
             self.readings.finish(),
         ];
+        // Every table ends with `crawl`, one value per batch: a slice of one column of
+        // the value repeated, made again only when a batch is longer than it.
+        let longest = columns
+            .iter()
+            .map(|c| c.first().map_or(0, |c| c.len()))
+            .max()
+            .unwrap_or(0);
+        let crawl = match self.crawl_column.take() {
+            Some(column) if column.len() >= longest => column,
+            _ => StringArray::from_iter_values(std::iter::repeat_n(
+                &self.crawl,
+                longest.next_power_of_two(),
+            )),
+        };
+        let crawl = self.crawl_column.insert(crawl);
         Table::ALL
             .into_iter()
             .zip(columns)
             .map(|(table, mut columns)| {
-                // Every table ends with `crawl`, one value per batch: built here,
-                // not appended row by row.
                 let rows = columns.first().map_or(0, |c| c.len());
-                let crawl = StringArray::from_iter_values(std::iter::repeat_n(&self.crawl, rows));
-                columns.push(Arc::new(crawl));
+                columns.push(Arc::new(crawl.slice(0, rows)));
                 Ok((table, RecordBatch::try_new(table.schema(), columns)?))
             })
             .collect()
@@ -926,5 +941,33 @@ Crawl-delay: 5\nSitemap: https://maps.example/s.xml\nHost: x\nClean-param: y\nFo
                 crawl,
             ],
         );
+    }
+
+    /// The `crawl` column is a slice of one column kept between batches: each batch's
+    /// holds its own row count of the value, whether the batch before was longer or
+    /// shorter, and for tables with no rows it is empty.
+    #[test]
+    fn crawl_column_fits_every_batch() {
+        let mut batches = Batches::new(TableSet::DEFAULT, "CC-MAIN-2026-01");
+        for rows in [3, 40, 1, 0, 65] {
+            for i in 0..rows {
+                batches.problem(&Problem {
+                    doc_id: None,
+                    source: "in.warc.gz",
+                    file_offset: Some(i),
+                    code: "warc_truncated",
+                    message: "m",
+                });
+            }
+            for (table, batch) in batches.finish().expect("finish") {
+                let crawl = batch
+                    .column_by_name("crawl")
+                    .expect("crawl column")
+                    .as_string::<i32>();
+                let expected = if table == Table::Errors { rows as usize } else { 0 };
+                assert_eq!((crawl.len(), batch.num_rows()), (expected, expected), "{table:?}");
+                assert!(crawl.iter().all(|v| v == Some("CC-MAIN-2026-01")), "{table:?}");
+            }
+        }
     }
 }
