@@ -246,8 +246,10 @@ pub const CHANGES_RESERVE: usize = 64 << 20;
 pub const SITES_RESERVE: usize = 64 << 20;
 
 /// Site names sampled per pass to place the passes' name boundaries (more: passes of
-/// more even sizes, a larger sample held while planning).
-pub const SITES_SAMPLE_PER_PASS: usize = 256;
+/// more even sizes, a larger sample held while planning: a few MB at 4,096 per pass).
+/// 256 made the largest of 6 passes over 10M captures 11% larger than their mean;
+/// 4,096 took 3% off that crawl's peak RSS (BENCHMARKS.md, 2026-12-06).
+pub const SITES_SAMPLE_PER_PASS: usize = 4096;
 
 /// The size above which the sites step's allocations, when a crawl is decided in
 /// passes, are mapped on their own (glibc's `M_MMAP_THRESHOLD`) and so handed back to
