@@ -964,9 +964,20 @@ Crawl-delay: 5\nSitemap: https://maps.example/s.xml\nHost: x\nClean-param: y\nFo
                     .column_by_name("crawl")
                     .expect("crawl column")
                     .as_string::<i32>();
-                let expected = if table == Table::Errors { rows as usize } else { 0 };
-                assert_eq!((crawl.len(), batch.num_rows()), (expected, expected), "{table:?}");
-                assert!(crawl.iter().all(|v| v == Some("CC-MAIN-2026-01")), "{table:?}");
+                let expected = if table == Table::Errors {
+                    rows as usize
+                } else {
+                    0
+                };
+                assert_eq!(
+                    (crawl.len(), batch.num_rows()),
+                    (expected, expected),
+                    "{table:?}"
+                );
+                assert!(
+                    crawl.iter().all(|v| v == Some("CC-MAIN-2026-01")),
+                    "{table:?}"
+                );
             }
         }
     }

@@ -87,7 +87,11 @@ impl UrlPlan {
     pub fn urls_for(&self, scheme: &str, host: &str) -> Vec<String> {
         // Plain pushes, not `format!`: this runs for every parsed document.
         let scheme = if scheme.is_empty() { "http" } else { scheme };
-        let base_len = if host.is_empty() { 0 } else { scheme.len() + 3 + host.len() };
+        let base_len = if host.is_empty() {
+            0
+        } else {
+            scheme.len() + 3 + host.len()
+        };
         let mut urls: Vec<String> = Vec::with_capacity(self.paths.len());
         for path in &self.paths {
             let mut url = String::with_capacity(base_len + path.len());
@@ -215,7 +219,10 @@ mod tests {
     #[test]
     fn urls_default_to_http_and_need_a_host() {
         let plan = UrlPlan::new(vec!["/".into(), "/x?y".into()], &[], None, 7);
-        assert_eq!(plan.urls_for("", "b.org:8080"), ["http://b.org:8080/", "http://b.org:8080/x?y"]);
+        assert_eq!(
+            plan.urls_for("", "b.org:8080"),
+            ["http://b.org:8080/", "http://b.org:8080/x?y"]
+        );
         assert_eq!(plan.urls_for("https", "b.org")[1], "https://b.org/x?y");
         // No host: the paths alone, as the verdicts of a capture without a URL ask them.
         assert_eq!(plan.urls_for("https", ""), ["/", "/x?y"]);
