@@ -85,24 +85,17 @@ impl UrlPlan {
 
     /// The URLs to ask about a document fetched from `scheme://host`.
     pub fn urls_for(&self, scheme: &str, host: &str) -> Vec<String> {
-        // Plain pushes, not `format!`: this runs for every parsed document.
-        let scheme = if scheme.is_empty() { "http" } else { scheme };
-        let base_len = if host.is_empty() {
-            0
+        // `concat`, not `format!`: this runs for every parsed document.
+        let base = if host.is_empty() {
+            String::new()
         } else {
-            scheme.len() + 3 + host.len()
+            [if scheme.is_empty() { "http" } else { scheme }, "://", host].concat()
         };
-        let mut urls: Vec<String> = Vec::with_capacity(self.paths.len());
-        for path in &self.paths {
-            let mut url = String::with_capacity(base_len + path.len());
-            if !host.is_empty() {
-                url.push_str(scheme);
-                url.push_str("://");
-                url.push_str(host);
-            }
-            url.push_str(path);
-            urls.push(url);
-        }
+        let mut urls: Vec<String> = self
+            .paths
+            .iter()
+            .map(|p| [&base, p.as_str()].concat())
+            .collect();
         if let Some(list) = self.by_host.get(host) {
             urls.extend(list.iter().cloned());
         }
