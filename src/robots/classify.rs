@@ -229,9 +229,21 @@ impl<'a> RobotsTxt<'a> {
         }
         // The agent's own rules' paths are the likeliest to differ from `/`: they are
         // probed first, each reduced in one scratch buffer, and only when none
-        // differs are the probes of the whole file built (once per document).
+        // differs are the probes of the whole file built (once per document). Among
+        // them, the rules of the kind that would reverse `/`'s verdict go first: a
+        // `Disallow` path is nearly always disallowed, so under an allowed `/` the
+        // answer usually comes from the first one (on `cc.warc.gz`, 2.8 probes of
+        // about 71 rules each per agent in file order, 1.1 this way). Only the order
+        // of the search changes, never its result.
+        let flips = if root {
+            RuleKind::Disallow
+        } else {
+            RuleKind::Allow
+        };
+        let likeliest = rules.iter().filter(|rule| rule.kind == flips);
+        let others = rules.iter().filter(|rule| rule.kind != flips);
         let mut scratch = Vec::new();
-        let own_differs = rules.iter().any(|rule| {
+        let own_differs = likeliest.chain(others).any(|rule| {
             probe_path(&mut scratch, &rule.pattern).is_some_and(|path| {
                 path.as_bytes() != b"/" && self.allowed_by(&rules, path.as_bytes()) != root
             })
@@ -297,6 +309,58 @@ mod tests {
     fn probe(body: &str, agent: &str) -> (bool, ProbeClass) {
         let doc = RobotsTxt::parse(body.as_bytes());
         doc.probe_class(agent.as_bytes(), &doc.probes())
+    }
+
+    /// The Somesite class by its definition: every probe of the file asked through
+    /// robots.cc's whole verdict, no shortcut and no order.
+    fn probe_by_definition(doc: &RobotsTxt<'_>, agent: &[u8]) -> (bool, ProbeClass) {
+        let root = doc.verdict(agent, b"http://h/").allowed;
+        let differs = doc
+            .probe_paths()
+            .iter()
+            .any(|path| doc.verdict_for_path(agent, path).allowed != root);
+        let class = match (root, differs) {
+            (_, true) => ProbeClass::Partial,
+            (true, false) => ProbeClass::None,
+            (false, false) => ProbeClass::Full,
+        };
+        (root, class)
+    }
+
+    proptest::proptest! {
+        /// The shortcuts and the order in which `probe_class` searches (the agent's own
+        /// rules first, those that would reverse `/` before the others) give the class
+        /// of probing every path of the file.
+        #[test]
+        fn probe_class_is_the_class_of_every_probe(
+            lines in proptest::collection::vec((0..6u8, 0..8u8), 0..40),
+        ) {
+            let mut body = String::new();
+            for (kind, path) in &lines {
+                let line = match kind {
+                    0 => format!("Allow: /p{path}\n"),
+                    1 => format!("Disallow: /p{path}\n"),
+                    2 => format!("Disallow: /p{}*\n", path % 3),
+                    3 => ["Disallow: /\n", "Allow: /\n", "Allow: /*$\n", "Disallow:\n"]
+                        [usize::from(path % 4)]
+                        .to_string(),
+                    4 => format!("Allow: /p{}$\n", path % 3),
+                    _ => ["User-agent: *\n", "User-agent: a\n", "User-agent: b\n"]
+                        [usize::from(path % 3)]
+                        .to_string(),
+                };
+                body.push_str(&line);
+            }
+            let doc = RobotsTxt::parse(body.as_bytes());
+            let probes = doc.probes();
+            for agent in [&b"a"[..], b"b", b"c"] {
+                proptest::prop_assert_eq!(
+                    doc.probe_class(agent, &probes),
+                    probe_by_definition(&doc, agent),
+                    "agent {:?} of {:?}", String::from_utf8_lossy(agent), body
+                );
+            }
+        }
     }
 
     #[test]
