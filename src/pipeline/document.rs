@@ -149,13 +149,15 @@ pub fn document(
     }
     let doc = RobotsTxt::parse(&capture.body);
     batches.document(&info, Some(&doc));
-    let urls = if batches.wants(Table::Verdicts) || batches.wants(Table::Agents) {
-        let urls = config.urls.urls_for(&scheme, &authority(&host, port));
-        ask_agents(config, doc_id, &host, &doc, &urls, batches);
-        urls
+    // The URLs are asked only for the verdicts table: the agents table needs `/` alone.
+    let urls = if batches.wants(Table::Verdicts) {
+        config.urls.urls_for(&scheme, &authority(&host, port))
     } else {
         Vec::new()
     };
+    if batches.wants(Table::Verdicts) || batches.wants(Table::Agents) {
+        ask_agents(config, doc_id, &host, &doc, &urls, batches);
+    }
     if batches.wants(Table::Readings) {
         ask_profiles(config, doc_id, &host, &capture.body, &doc, &urls, batches);
     }
@@ -216,9 +218,10 @@ fn ask_profiles(
     }
 }
 
-/// The `verdicts` and `agents` rows of a parsed document. Every agent that no
-/// group names gets the `*` group's answers, so those are computed once and
-/// shared; `/` is asked once per agent even when it is also a sampled URL.
+/// The `verdicts` and `agents` rows of a parsed document (`urls` is empty when the
+/// run writes no verdicts). Every agent that no group names gets the `*` group's
+/// answers, so those are computed once and shared; `/` is asked once per agent even
+/// when it is also a sampled URL.
 fn ask_agents(
     config: &RunConfig,
     doc_id: DocId,
