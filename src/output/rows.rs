@@ -448,18 +448,30 @@ impl Batches {
         self.rows += 1;
     }
 
-    /// One record batch per table, in [`Table::ALL`] order; the builders are left empty for reuse.
+    /// One record batch per table of the run, in [`Table::ALL`] order; the builders are
+    /// left empty for reuse. The tables `--tables` left out have no batch: their
+    /// builders hold no rows, and finishing them was work done for nothing.
     pub fn finish(&mut self) -> Result<Vec<(Table, RecordBatch)>, arrow_schema::ArrowError> {
         self.rows = 0;
+        let tables = self.tables;
+        macro_rules! finish_if {
+            ($tables:expr, $table:expr, $builders:expr) => {
+                if $tables.contains($table) {
+                    $builders.finish()
+                } else {
+                    Vec::new()
+                }
+            };
+        }
         let columns = [
             self.documents.finish(),
-            self.groups.finish(),
-            self.rules.finish(),
-            self.sitemaps.finish(),
+            finish_if!(tables, Table::Groups, self.groups),
+            finish_if!(tables, Table::Rules, self.rules),
+            finish_if!(tables, Table::Sitemaps, self.sitemaps),
             self.errors.finish(),
-            self.verdicts.finish(),
-            self.agents.finish(),
-            self.readings.finish(),
+            finish_if!(tables, Table::Verdicts, self.verdicts),
+            finish_if!(tables, Table::Agents, self.agents),
+            finish_if!(tables, Table::Readings, self.readings),
         ];
         // Every table ends with `crawl`, one value per batch: a slice of one column of
         // the value repeated, made again only when a batch is longer than it.
@@ -479,6 +491,7 @@ impl Batches {
         Table::ALL
             .into_iter()
             .zip(columns)
+            .filter(|(table, _)| tables.contains(*table))
             .map(|(table, mut columns)| {
                 let rows = columns.first().map_or(0, |c| c.len());
                 columns.push(Arc::new(crawl.slice(0, rows)));
@@ -980,5 +993,28 @@ Crawl-delay: 5\nSitemap: https://maps.example/s.xml\nHost: x\nClean-param: y\nFo
                 );
             }
         }
+    }
+
+    #[test]
+    fn only_the_runs_tables_are_finished() {
+        let tables = TableSet::parse("agents").expect("table list");
+        let mut batches = Batches::new(tables, "CC-MAIN-2026-01");
+        let finished: Vec<Table> = batches
+            .finish()
+            .expect("finish")
+            .into_iter()
+            .map(|(table, _)| table)
+            .collect();
+        assert_eq!(finished, [Table::Documents, Table::Errors, Table::Agents]);
+        let mut all = Batches::new(TableSet::DEFAULT, "CC-MAIN-2026-01");
+        let finished = all.finish().expect("finish");
+        let expected: Vec<Table> = Table::ALL
+            .into_iter()
+            .filter(|t| TableSet::DEFAULT.contains(*t))
+            .collect();
+        assert_eq!(
+            finished.iter().map(|(t, _)| *t).collect::<Vec<_>>(),
+            expected
+        );
     }
 }
