@@ -108,6 +108,48 @@ impl ProbePaths {
     }
 }
 
+/// The kinds of the rules a probe path comes from.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RuleKinds {
+    pub allow: bool,
+    pub disallow: bool,
+}
+
+/// The order in which to ask a list of probes whether any differs from `/`: the
+/// paths of the rules that would reverse `/`'s verdict first (a `Disallow` path under
+/// an allowed `/`, an `Allow` path under a disallowed one), then the others in file
+/// order. The answer is the same in any order; this one usually finds a differing
+/// probe first.
+#[derive(Debug, Default)]
+pub struct ProbeOrders {
+    under_allowed_root: Vec<u32>,
+    under_disallowed_root: Vec<u32>,
+}
+
+impl ProbeOrders {
+    pub fn new(kinds: impl ExactSizeIterator<Item = RuleKinds> + Clone) -> ProbeOrders {
+        let order = |reverses: fn(&RuleKinds) -> bool| {
+            let indexed = kinds.clone().enumerate().map(|(i, k)| (i as u32, k));
+            let first = indexed.clone().filter(|(_, k)| reverses(k));
+            let rest = indexed.filter(|(_, k)| !reverses(k));
+            first.chain(rest).map(|(i, _)| i).collect()
+        };
+        ProbeOrders {
+            under_allowed_root: order(|k| k.disallow),
+            under_disallowed_root: order(|k| k.allow),
+        }
+    }
+
+    /// The probes' indices, in the order to ask them when `/` is `root_allowed`.
+    pub fn under(&self, root_allowed: bool) -> &[u32] {
+        if root_allowed {
+            &self.under_allowed_root
+        } else {
+            &self.under_disallowed_root
+        }
+    }
+}
+
 impl Probes<'_, '_> {
     fn paths(&self) -> &ProbePaths {
         self.paths.get_or_init(|| {
@@ -170,31 +212,53 @@ impl<'a> RobotsTxt<'a> {
     /// robots.cc about `/café/`, a URL no HTTP client sends and that no pattern of the
     /// file matches, and read a file that restricts a real path as unrestricted.
     pub fn probe_paths(&self) -> Vec<UrlPath<'static>> {
-        let mut seen = std::collections::HashSet::new();
-        let mut probes = Vec::new();
-        let mut push = |path: UrlPath<'static>| {
-            if seen.insert(path.as_bytes().to_vec()) {
-                probes.push(path);
+        self.probe_paths_of_kinds()
+            .into_iter()
+            .map(|(path, _)| path)
+            .collect()
+    }
+
+    /// [`RobotsTxt::probe_paths`], each with the kinds of the rules it comes from
+    /// (`/` and the dummy path from none, unless a rule repeats them).
+    fn probe_paths_of_kinds(&self) -> Vec<(UrlPath<'static>, RuleKinds)> {
+        let mut seen = std::collections::HashMap::new();
+        let mut probes: Vec<(UrlPath<'static>, RuleKinds)> = Vec::new();
+        let mut push = |path: UrlPath<'static>, kind: Option<RuleKind>| {
+            let at = *seen.entry(path.as_bytes().to_vec()).or_insert_with(|| {
+                probes.push((path, RuleKinds::default()));
+                probes.len() - 1
+            });
+            match kind {
+                Some(RuleKind::Allow) => probes[at].1.allow = true,
+                Some(RuleKind::Disallow) => probes[at].1.disallow = true,
+                None => {}
             }
         };
-        push(UrlPath::new(b"/"));
+        push(UrlPath::new(b"/"), None);
         let mut scratch = Vec::new();
         for rule in &self.rules {
             if let Some(path) = probe_path(&mut scratch, &rule.pattern) {
-                push(path.into_owned());
+                push(path.into_owned(), Some(rule.kind));
             }
         }
-        push(UrlPath::new(DUMMY_PROBE_PATH));
+        push(UrlPath::new(DUMMY_PROBE_PATH), None);
         probes
     }
 
     /// [`RobotsTxt::probe_paths`] but `/`, each as a URL on the site root `http://h`:
     /// the probes other readings than robots.cc's are asked about.
     pub fn probe_urls(&self) -> impl Iterator<Item = Vec<u8>> {
-        self.probe_paths()
+        self.probe_urls_of_kinds().into_iter().map(|(url, _)| url)
+    }
+
+    /// [`RobotsTxt::probe_urls`], each with the kinds of the rules it comes from: the
+    /// order in which a reading had best ask them (see [`ProbeOrders`]).
+    pub fn probe_urls_of_kinds(&self) -> Vec<(Vec<u8>, RuleKinds)> {
+        self.probe_paths_of_kinds()
             .into_iter()
-            .filter(|path| path.as_bytes() != b"/")
-            .map(|path| [b"http://h", path.as_bytes()].concat())
+            .filter(|(path, _)| path.as_bytes() != b"/")
+            .map(|(path, kinds)| ([b"http://h", path.as_bytes()].concat(), kinds))
+            .collect()
     }
 
     /// Whether robots.cc allows `/` for `agent`, and the Somesite class over
@@ -309,6 +373,28 @@ mod tests {
     fn probe(body: &str, agent: &str) -> (bool, ProbeClass) {
         let doc = RobotsTxt::parse(body.as_bytes());
         doc.probe_class(agent.as_bytes(), &doc.probes())
+    }
+
+    #[test]
+    fn probes_that_would_reverse_the_root_come_first() {
+        let doc = RobotsTxt::parse(
+            b"User-agent: *\nAllow: /a\nDisallow: /d\nAllow: /b\nDisallow: /a\nDisallow: /\n",
+        );
+        let probes = doc.probe_urls_of_kinds();
+        let kinds = |allow, disallow| RuleKinds { allow, disallow };
+        let expected: Vec<(Vec<u8>, RuleKinds)> = vec![
+            (b"http://h/a".to_vec(), kinds(true, true)),
+            (b"http://h/d".to_vec(), kinds(false, true)),
+            (b"http://h/b".to_vec(), kinds(true, false)),
+            (
+                [b"http://h", DUMMY_PROBE_PATH].concat(),
+                kinds(false, false),
+            ),
+        ];
+        assert_eq!(probes, expected);
+        let orders = ProbeOrders::new(probes.iter().map(|(_, k)| *k));
+        assert_eq!(orders.under(true), [0, 1, 2, 3]);
+        assert_eq!(orders.under(false), [0, 2, 1, 3]);
     }
 
     /// The Somesite class by its definition: every probe of the file asked through

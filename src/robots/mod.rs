@@ -28,7 +28,7 @@ pub mod profiles;
 pub mod tokenize;
 pub mod url;
 
-pub use classify::{ProbeClass, Probes, RuleSetClass, DUMMY_PROBE_PATH};
+pub use classify::{ProbeClass, ProbeOrders, Probes, RuleKinds, RuleSetClass, DUMMY_PROBE_PATH};
 pub use lint::{Code, Finding, Severity};
 pub use matcher::{AgentSummary, Scope, Verdict};
 pub use model::{

@@ -317,11 +317,11 @@ pub(super) fn rfc9309_allowed_paths<'p>(
     doc: &'p RobotsTxt<'_>,
     patterns: &'p RfcPatterns,
     agent: &'p str,
-    paths: &'p [Option<Vec<u8>>],
+    paths: impl IntoIterator<Item = &'p Option<Vec<u8>>> + 'p,
 ) -> impl Iterator<Item = bool> + 'p {
     let named = doc.names_agent(agent.as_bytes());
     let groups: Vec<&Group> = doc.groups_for(agent.as_bytes(), named).collect();
-    paths.iter().map(move |path| match path {
+    paths.into_iter().map(move |path| match path {
         Some(path) => rfc9309_best(doc, patterns, groups.iter().copied(), path)
             .is_none_or(|r| r.kind == RuleKind::Allow),
         None => true,

@@ -35,7 +35,7 @@ use std::collections::HashMap;
 
 pub use common::Answer;
 
-use super::classify::{ProbeClass, Probes};
+use super::classify::{ProbeClass, ProbeOrders, Probes};
 use super::model::{lossy_text, RobotsTxt};
 
 /// A crawler family's reading of robots.txt.
@@ -172,8 +172,9 @@ pub struct Interpretations<'d, 'a> {
     may_disallow: OnceCell<bool>,
     agent_words: OnceCell<AgentWords>,
     google_probes: OnceCell<Probes<'d, 'a>>,
-    /// The probe URLs but `/`, built on the first probe of a profile other than Google's.
-    probe_urls: OnceCell<Vec<String>>,
+    /// The probe URLs but `/`, built on the first probe of a profile other than
+    /// Google's, and the orders in which to ask them.
+    probe_urls: OnceCell<(Vec<String>, ProbeOrders)>,
     /// The probe URLs as each family compares them, built on its first probe.
     paths: FamilyPaths,
     /// Probe classes already computed, by profile and selection: agents a family
@@ -383,14 +384,23 @@ impl<'d, 'a> Interpretations<'d, 'a> {
         if !*self.may_disallow.get_or_init(|| may_disallow(self.body)) {
             return (root, ProbeClass::None);
         }
-        let urls = self.probe_urls.get_or_init(|| {
-            self.google
-                .probe_urls()
-                .map(|url| lossy_text(&url).into_owned())
-                .collect()
+        let (urls, orders) = self.probe_urls.get_or_init(|| {
+            let probes = self.google.probe_urls_of_kinds();
+            let orders = ProbeOrders::new(probes.iter().map(|(_, kinds)| *kinds));
+            let urls = probes
+                .into_iter()
+                .map(|(url, _)| lossy_text(&url).into_owned())
+                .collect();
+            (urls, orders)
         });
         // Each probe URL is normalised once per document as the family does, and the
-        // agent's group chosen once; the Google-model families answer URL by URL.
+        // agent's group chosen once; the Google-model families answer URL by URL. The
+        // probes are asked in the order likeliest to find one that differs from `/`
+        // soon (robots.cc's reading of which rules they come from).
+        let order = orders.under(root.allowed);
+        fn ordered<'p, T>(order: &'p [u32], paths: &'p [T]) -> impl Iterator<Item = &'p T> + 'p {
+            order.iter().map(move |&i| &paths[i as usize])
+        }
         let paths = &self.paths;
         let differs = |mut allowed: Box<dyn Iterator<Item = bool> + '_>| {
             allowed.any(|allowed| allowed != root.allowed)
@@ -405,37 +415,44 @@ impl<'d, 'a> Interpretations<'d, 'a> {
                     self.google,
                     patterns,
                     agent,
-                    paths,
+                    ordered(order, paths),
                 )))
             }
             Profile::Yandex => {
                 let paths = normalised(&paths.yandex, urls, yandex::YandexRobots::request_path);
-                differs(Box::new(self.yandex().allowed_paths(agent, paths)))
+                differs(Box::new(
+                    self.yandex().allowed_paths(agent, ordered(order, paths)),
+                ))
             }
             Profile::Urllib => {
                 let paths = normalised(&paths.urllib, urls, urllib::UrllibRobots::request_path);
-                differs(Box::new(self.urllib().allowed_paths(agent, paths)))
+                differs(Box::new(
+                    self.urllib().allowed_paths(agent, ordered(order, paths)),
+                ))
             }
             Profile::Ccbot => {
                 let paths = normalised(&paths.ccbot, urls, ccbot::CcbotRobots::request_path);
-                differs(Box::new(self.ccbot().allowed_paths(agent, paths)))
+                differs(Box::new(
+                    self.ccbot().allowed_paths(agent, ordered(order, paths)),
+                ))
             }
             Profile::Protego => {
                 let paths = normalised(&paths.protego, urls, protego::ProtegoRobots::request_path);
-                differs(Box::new(self.protego().allowed_paths(agent, paths)))
+                differs(Box::new(
+                    self.protego().allowed_paths(agent, ordered(order, paths)),
+                ))
             }
             Profile::RobotsParser => {
                 let family = self.robots_parser();
                 let paths = normalised(&paths.robots_parser, urls, |u| family.request_path(u));
-                differs(Box::new(family.allowed_paths(agent, paths)))
+                differs(Box::new(family.allowed_paths(agent, ordered(order, paths))))
             }
             Profile::Google
             | Profile::GoogleProduction
             | Profile::Bing
             | Profile::Applebot
             | Profile::Baidu => differs(Box::new(
-                urls.iter()
-                    .map(|url| self.answer(profile, agent, url).allowed),
+                ordered(order, urls).map(|url| self.answer(profile, agent, url).allowed),
             )),
         };
         let class = match (root.allowed, differs) {

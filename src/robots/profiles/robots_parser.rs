@@ -538,10 +538,10 @@ impl RobotsParserRobots {
     pub fn allowed_paths<'p>(
         &'p self,
         agent: &str,
-        paths: &'p [Option<String>],
+        paths: impl IntoIterator<Item = &'p Option<String>> + 'p,
     ) -> impl Iterator<Item = bool> + 'p {
         let entry = self.entry_for(agent).0;
-        paths.iter().map(move |path| match (entry, path) {
+        paths.into_iter().map(move |path| match (entry, path) {
             (Some(entry), Some(path)) => self.find_rule(entry, path).is_none_or(|r| r.allow),
             _ => true,
         })

@@ -220,10 +220,10 @@ impl UrllibRobots {
     pub fn allowed_paths<'p>(
         &'p self,
         agent: &str,
-        paths: &'p [String],
+        paths: impl IntoIterator<Item = &'p String> + 'p,
     ) -> impl Iterator<Item = bool> + 'p {
         let entry = self.entry_for(agent).map(|(e, _)| e);
-        paths.iter().map(move |path| {
+        paths.into_iter().map(move |path| {
             entry
                 .and_then(|e| e.first_match(path))
                 .is_none_or(|r| r.allowance)

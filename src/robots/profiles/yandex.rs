@@ -137,10 +137,10 @@ impl YandexRobots {
     pub fn allowed_paths<'p>(
         &'p self,
         agent: &'p str,
-        paths: &'p [Vec<u8>],
+        paths: impl IntoIterator<Item = &'p Vec<u8>> + 'p,
     ) -> impl Iterator<Item = bool> + 'p {
         let selected = self.select(agent.as_bytes());
-        paths.iter().map(move |path| match selected {
+        paths.into_iter().map(move |path| match selected {
             Some((_, token)) => self
                 .best_rule(token, path)
                 .is_none_or(|rule| rule.kind == RuleKind::Allow),

@@ -341,11 +341,11 @@ impl CcbotRobots {
     pub fn allowed_paths<'p>(
         &'p self,
         agent: &str,
-        paths: &'p [String],
+        paths: impl IntoIterator<Item = &'p String> + 'p,
     ) -> impl Iterator<Item = bool> + 'p {
         let sel = self.selection(agent);
         paths
-            .iter()
+            .into_iter()
             .map(move |path| self.allow_all || self.answer_path(sel, path).allowed)
     }
 

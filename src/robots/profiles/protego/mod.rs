@@ -439,10 +439,10 @@ impl ProtegoRobots {
     pub fn allowed_paths<'p>(
         &'p self,
         agent: &str,
-        paths: &'p [Option<String>],
+        paths: impl IntoIterator<Item = &'p Option<String>> + 'p,
     ) -> impl Iterator<Item = bool> + 'p {
         let set = self.matching_set(agent);
-        paths.iter().map(move |path| match (set, path) {
+        paths.into_iter().map(move |path| match (set, path) {
             (Some(set), Some(path)) => self
                 .first_match(set, path)
                 .is_none_or(|rule| rule.kind == RuleKind::Allow),
