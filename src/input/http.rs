@@ -52,8 +52,7 @@ pub(crate) fn header_end(b: &[u8]) -> Option<usize> {
 /// The `name: value` lines of a header block after its first line, trimmed. Folded
 /// continuation lines and lines without a colon are skipped.
 pub(crate) fn header_fields(block: &[u8]) -> impl Iterator<Item = (&[u8], &[u8])> {
-    block
-        .split(|&c| c == b'\n')
+    lines(block)
         .skip(1)
         .filter(|l| !l.starts_with(b" ") && !l.starts_with(b"\t"))
         .filter_map(|l| {
@@ -61,6 +60,20 @@ pub(crate) fn header_fields(block: &[u8]) -> impl Iterator<Item = (&[u8], &[u8])
             let (name, value) = (l.get(..colon)?, l.get(colon + 1..)?);
             Some((name.trim_ascii(), value.trim_ascii()))
         })
+}
+
+/// The pieces of `b` between `\n`s, as `b.split(|&c| c == b'\n')` gives them (the
+/// last one empty after a final `\n`), the line ends found by `memchr`: the byte by
+/// byte search of `split` was 2% of a run's time, over every WARC and HTTP header.
+fn lines(b: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let mut start = 0;
+    let mut ends = memchr::memchr_iter(b'\n', b).chain(std::iter::once(b.len()));
+    std::iter::from_fn(move || {
+        let end = ends.next()?;
+        let line = b.get(start..end).unwrap_or_default();
+        start = end + 1;
+        Some(line)
+    })
 }
 
 /// Replaces `dst` with the lossy UTF-8 text of `src`.
@@ -78,7 +91,7 @@ pub(crate) fn set_text(dst: &mut String, src: &[u8]) {
 /// block) into `cap`; returns how the body must be decoded. A bad status line is a
 /// warning; the headers are still read.
 pub(crate) fn parse_head(head: &[u8], offset: u64, cap: &mut Capture) -> Coding {
-    let first = head.split(|&c| c == b'\n').next().unwrap_or_default();
+    let first = lines(head).next().unwrap_or_default();
     cap.http_status = parse_status_line(first);
     if cap.http_status.is_none() {
         let shown = String::from_utf8_lossy(first.get(..80).unwrap_or(first));
@@ -531,5 +544,22 @@ impl BodyDecoder {
         // Drop per-body decoder state (the brotli tables) but keep the buffers.
         self.content = Content::Identity;
         self.chunk = None;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    proptest::proptest! {
+        /// `lines` cuts exactly where `split` at `\n` does, empty pieces included.
+        #[test]
+        fn lines_are_the_pieces_of_split(
+            bytes in proptest::collection::vec(proptest::sample::select(b"a:\r\n \t".to_vec()), 0..40),
+        ) {
+            let by_split: Vec<&[u8]> = bytes.split(|&c| c == b'\n').collect();
+            let by_memchr: Vec<&[u8]> = lines(&bytes).collect();
+            proptest::prop_assert_eq!(by_memchr, by_split);
+        }
     }
 }
