@@ -191,16 +191,22 @@ enum Selection {
 }
 
 /// The probe URLs as each family with a path of its own compares them with the rules
-/// (quoted, decoded, cut), computed once per document for all agents.
+/// (quoted, decoded, cut), each computed once per document for all agents, on the first
+/// probe that asks it.
 #[derive(Default)]
 struct FamilyPaths {
-    rfc9309: OnceCell<Vec<Option<Vec<u8>>>>,
-    yandex: OnceCell<Vec<Vec<u8>>>,
-    urllib: OnceCell<Vec<String>>,
-    ccbot: OnceCell<Vec<String>>,
-    protego: OnceCell<Vec<Option<String>>>,
-    robots_parser: OnceCell<Vec<Option<String>>>,
+    rfc9309: Lazily<Option<Vec<u8>>>,
+    yandex: Lazily<Vec<u8>>,
+    urllib: Lazily<String>,
+    ccbot: Lazily<String>,
+    protego: Lazily<Option<String>>,
+    robots_parser: Lazily<Option<String>>,
 }
+
+/// One family's probe paths, a cell per probe URL: a probing stops at the first path
+/// whose answer differs from `/`'s, most often the first asked (`ProbeOrders`), so
+/// most paths of a long file are never normalised.
+type Lazily<T> = OnceCell<Vec<OnceCell<T>>>;
 
 impl<'d, 'a> Interpretations<'d, 'a> {
     /// `google` must be `RobotsTxt::parse(body)`.
@@ -410,42 +416,44 @@ impl<'d, 'a> Interpretations<'d, 'a> {
                 let patterns = self
                     .rfc9309
                     .get_or_init(|| google::RfcPatterns::new(self.google));
-                let paths = normalised(&paths.rfc9309, urls, google::rfc9309_path);
+                let paths = normalised(&paths.rfc9309, urls, order, google::rfc9309_path);
                 differs(Box::new(google::rfc9309_allowed_paths(
                     self.google,
                     patterns,
                     agent,
-                    ordered(order, paths),
+                    paths,
                 )))
             }
             Profile::Yandex => {
-                let paths = normalised(&paths.yandex, urls, yandex::YandexRobots::request_path);
+                let paths = normalised(&paths.yandex, urls, order, yandex::YandexRobots::request_path);
                 differs(Box::new(
-                    self.yandex().allowed_paths(agent, ordered(order, paths)),
+                    self.yandex().allowed_paths(agent, paths),
                 ))
             }
             Profile::Urllib => {
-                let paths = normalised(&paths.urllib, urls, urllib::UrllibRobots::request_path);
+                let paths = normalised(&paths.urllib, urls, order, urllib::UrllibRobots::request_path);
                 differs(Box::new(
-                    self.urllib().allowed_paths(agent, ordered(order, paths)),
+                    self.urllib().allowed_paths(agent, paths),
                 ))
             }
             Profile::Ccbot => {
-                let paths = normalised(&paths.ccbot, urls, ccbot::CcbotRobots::request_path);
+                let paths = normalised(&paths.ccbot, urls, order, ccbot::CcbotRobots::request_path);
                 differs(Box::new(
-                    self.ccbot().allowed_paths(agent, ordered(order, paths)),
+                    self.ccbot().allowed_paths(agent, paths),
                 ))
             }
             Profile::Protego => {
-                let paths = normalised(&paths.protego, urls, protego::ProtegoRobots::request_path);
+                let paths = normalised(&paths.protego, urls, order, protego::ProtegoRobots::request_path);
                 differs(Box::new(
-                    self.protego().allowed_paths(agent, ordered(order, paths)),
+                    self.protego().allowed_paths(agent, paths),
                 ))
             }
             Profile::RobotsParser => {
                 let family = self.robots_parser();
-                let paths = normalised(&paths.robots_parser, urls, |u| family.request_path(u));
-                differs(Box::new(family.allowed_paths(agent, ordered(order, paths))))
+                let paths = normalised(&paths.robots_parser, urls, order, |u| {
+                    family.request_path(u)
+                });
+                differs(Box::new(family.allowed_paths(agent, paths)))
             }
             Profile::Google
             | Profile::GoogleProduction
@@ -464,14 +472,19 @@ impl<'d, 'a> Interpretations<'d, 'a> {
     }
 }
 
-/// `urls` as one family compares them with its rules (`normalise` applied to each),
-/// computed on the family's first probe of the document.
+/// `urls` in `order` as one family compares them with its rules: `normalise` applied to
+/// each URL on its first use in the document, kept in `cells` for the other agents.
 fn normalised<'c, T>(
-    cell: &'c OnceCell<Vec<T>>,
-    urls: &[String],
-    normalise: impl Fn(&str) -> T,
-) -> &'c [T] {
-    cell.get_or_init(|| urls.iter().map(|u| normalise(u)).collect())
+    cells: &'c Lazily<T>,
+    urls: &'c [String],
+    order: &'c [u32],
+    normalise: impl Fn(&str) -> T + 'c,
+) -> impl Iterator<Item = &'c T> + 'c {
+    let cells = cells.get_or_init(|| urls.iter().map(|_| OnceCell::new()).collect());
+    order.iter().map(move |&i| {
+        let i = i as usize;
+        cells[i].get_or_init(|| normalise(&urls[i]))
+    })
 }
 
 /// What any family could take for a user-agent name in a body: every word (run of
