@@ -425,28 +425,35 @@ impl<'d, 'a> Interpretations<'d, 'a> {
                 )))
             }
             Profile::Yandex => {
-                let paths = normalised(&paths.yandex, urls, order, yandex::YandexRobots::request_path);
-                differs(Box::new(
-                    self.yandex().allowed_paths(agent, paths),
-                ))
+                let paths = normalised(
+                    &paths.yandex,
+                    urls,
+                    order,
+                    yandex::YandexRobots::request_path,
+                );
+                differs(Box::new(self.yandex().allowed_paths(agent, paths)))
             }
             Profile::Urllib => {
-                let paths = normalised(&paths.urllib, urls, order, urllib::UrllibRobots::request_path);
-                differs(Box::new(
-                    self.urllib().allowed_paths(agent, paths),
-                ))
+                let paths = normalised(
+                    &paths.urllib,
+                    urls,
+                    order,
+                    urllib::UrllibRobots::request_path,
+                );
+                differs(Box::new(self.urllib().allowed_paths(agent, paths)))
             }
             Profile::Ccbot => {
                 let paths = normalised(&paths.ccbot, urls, order, ccbot::CcbotRobots::request_path);
-                differs(Box::new(
-                    self.ccbot().allowed_paths(agent, paths),
-                ))
+                differs(Box::new(self.ccbot().allowed_paths(agent, paths)))
             }
             Profile::Protego => {
-                let paths = normalised(&paths.protego, urls, order, protego::ProtegoRobots::request_path);
-                differs(Box::new(
-                    self.protego().allowed_paths(agent, paths),
-                ))
+                let paths = normalised(
+                    &paths.protego,
+                    urls,
+                    order,
+                    protego::ProtegoRobots::request_path,
+                );
+                differs(Box::new(self.protego().allowed_paths(agent, paths)))
             }
             Profile::RobotsParser => {
                 let family = self.robots_parser();
