@@ -150,10 +150,16 @@ pub fn unquote(s: &str) -> String {
 
 /// `quote(s, safe="/")`: UTF-8 bytes outside `A-Za-z0-9_.-~/` as upper-case `%XX`.
 pub fn quote(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for &b in s.as_bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-' | b'~' | b'/') {
-            out.push(b as char);
+    let safe = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-' | b'~' | b'/');
+    // Most rule paths need no escape: one copy instead of a push per byte.
+    let Some(first) = s.bytes().position(|b| !safe(b)) else {
+        return s.to_owned();
+    };
+    let mut out = String::with_capacity(s.len() + 8);
+    out.push_str(&s[..first]);
+    for &b in &s.as_bytes()[first..] {
+        if safe(b) {
+            out.push(char::from(b));
         } else {
             out.push('%');
             out.push(char::from(b"0123456789ABCDEF"[usize::from(b >> 4)]));

@@ -115,12 +115,25 @@ fn classify(field: &str) -> Option<Field> {
     })
 }
 
+/// `text.lower()`, borrowed when it changes nothing (most fields and agents are
+/// lower-case ASCII already).
+fn lowercase(text: &str) -> Cow<'_, str> {
+    if text
+        .bytes()
+        .any(|c| !c.is_ascii() || c.is_ascii_uppercase())
+    {
+        Cow::Owned(text.to_lowercase())
+    } else {
+        Cow::Borrowed(text)
+    }
+}
+
 /// `_extract_directive(line)` for a stripped, non-empty, comment-free line.
 /// Returns the field's class and the value (`None`: the line is not a directive at all).
 fn extract_directive(line: &str) -> Option<(Field, Cow<'_, str>)> {
     let mut colon_form: Option<Cow<'_, str>> = None;
     if let Some(pos) = line.find(':') {
-        let field = py_strip(&line[..pos]).to_lowercase();
+        let field = lowercase(py_strip(&line[..pos]));
         let raw_value = &line[pos + 1..];
         let value = py_strip(raw_value);
         if let Some(f) = classify(&field) {
@@ -381,15 +394,7 @@ impl ProtegoRobots {
     /// `_get_matching_rule_set`: the first rule set with the highest score, or none if every
     /// score is 0.
     fn matching_set(&self, agent: &str) -> Option<&RuleSet> {
-        let stripped = py_strip(agent);
-        let robotname: Cow<'_, str> = if stripped
-            .bytes()
-            .any(|c| !c.is_ascii() || c.is_ascii_uppercase())
-        {
-            Cow::Owned(stripped.to_lowercase())
-        } else {
-            Cow::Borrowed(stripped)
-        };
+        let robotname = lowercase(py_strip(agent));
         let mut best: Option<(&RuleSet, usize)> = None;
         for set in &self.sets {
             let score = applies_to(set, &robotname);

@@ -75,9 +75,9 @@ pub(super) fn quote_pattern(pattern: &str) -> String {
     // _QUOTED_PATTERN: [A-Za-z0-9_.~/=*-]+\$? needs no work.
     let body = pattern.strip_suffix('$').unwrap_or(pattern);
     if !body.is_empty()
-        && body
-            .bytes()
-            .all(|c| c.is_ascii_alphanumeric() || b"_.~/=*-".contains(&c))
+        && body.bytes().all(|c| {
+            c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'~' | b'/' | b'=' | b'*' | b'-')
+        })
     {
         return pattern.to_string();
     }
