@@ -44,8 +44,12 @@ fn hex_val(c: u8) -> Option<u8> {
 /// decoded when it is unreserved ASCII, otherwise kept upper-cased.
 fn unescape_path(path: &str) -> String {
     let b = path.as_bytes();
+    // Most paths have no `%`: one copy.
+    let Some(mut i) = memchr::memchr(b'%', b) else {
+        return path.to_owned();
+    };
     let mut out: Vec<u8> = Vec::with_capacity(b.len());
-    let mut i = 0;
+    out.extend_from_slice(&b[..i]);
     while i < b.len() {
         if b[i] == b'%' && i + 2 < b.len() {
             if let (Some(h), Some(l)) = (hex_val(b[i + 1]), hex_val(b[i + 2])) {
@@ -73,11 +77,17 @@ fn unescape_path(path: &str) -> String {
 fn escape_path(path: &str, escape_star_dollar: bool) -> String {
     const HEX: &[u8; 16] = b"0123456789ABCDEF";
     let b = path.as_bytes();
+    let escaped =
+        |c: u8| c >= 0x80 || is_escaped_char(c) || (escape_star_dollar && (c == b'*' || c == b'$'));
+    // The bytes before the first that may change are copied at once (most paths: all).
+    let Some(mut i) = b.iter().position(|&c| c == b'%' || escaped(c)) else {
+        return path.to_owned();
+    };
     let mut out = String::with_capacity(b.len() + 8);
-    let mut i = 0;
+    out.push_str(&path[..i]);
     while i < b.len() {
         let c = b[i];
-        if c >= 0x80 || is_escaped_char(c) || (escape_star_dollar && (c == b'*' || c == b'$')) {
+        if escaped(c) {
             out.push('%');
             out.push(HEX[(c >> 4) as usize] as char);
             out.push(HEX[(c & 15) as usize] as char);
@@ -131,16 +141,27 @@ pub(super) fn url_path_for_matching(url: &str) -> String {
 
 /// java.net.URI character classes (URI.java's L_*/H_* masks), ASCII part.
 fn uri_unreserved(c: u8) -> bool {
-    c.is_ascii_alphanumeric() || b"-_.!~*'()".contains(&c)
+    c.is_ascii_alphanumeric()
+        || matches!(
+            c,
+            b'-' | b'_' | b'.' | b'!' | b'~' | b'*' | b'\'' | b'(' | b')'
+        )
 }
 fn uri_reserved(c: u8) -> bool {
-    b";/?:@&=+$,[]".contains(&c)
+    matches!(
+        c,
+        b';' | b'/' | b'?' | b':' | b'@' | b'&' | b'=' | b'+' | b'$' | b',' | b'[' | b']'
+    )
 }
 fn uri_uric(c: u8) -> bool {
     uri_reserved(c) || uri_unreserved(c)
 }
 fn uri_path_char(c: u8) -> bool {
-    uri_unreserved(c) || b":@&=+$,;/".contains(&c)
+    uri_unreserved(c)
+        || matches!(
+            c,
+            b':' | b'@' | b'&' | b'=' | b'+' | b'$' | b',' | b';' | b'/'
+        )
 }
 fn uri_authority_char(c: u8) -> bool {
     // L_SERVER (userinfo | alphanum | "-.:@[]") united with L_REG_NAME ("$,;:@&=+" | unreserved)
@@ -372,6 +393,86 @@ fn is_ipv6_literal(s: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    // The two functions as first ported, a push per byte: what the copies of their
+    // unchanged runs are held to.
+    fn unescape_path_by_bytes(path: &str) -> String {
+        let b = path.as_bytes();
+        let mut out: Vec<u8> = Vec::with_capacity(b.len());
+        let mut i = 0;
+        while i < b.len() {
+            if b[i] == b'%' && i + 2 < b.len() {
+                if let (Some(h), Some(l)) = (hex_val(b[i + 1]), hex_val(b[i + 2])) {
+                    let v = h * 16 + l;
+                    if v < 128 && is_unescaped_char(v) {
+                        out.push(v);
+                    } else {
+                        out.push(b'%');
+                        out.push(b[i + 1].to_ascii_uppercase());
+                        out.push(b[i + 2].to_ascii_uppercase());
+                    }
+                    i += 3;
+                    continue;
+                }
+            }
+            out.push(b[i]);
+            i += 1;
+        }
+        // Only ASCII bytes were replaced by ASCII bytes: still valid UTF-8.
+        String::from_utf8(out).unwrap_or_default()
+    }
+    fn escape_path_by_bytes(path: &str, escape_star_dollar: bool) -> String {
+        const HEX: &[u8; 16] = b"0123456789ABCDEF";
+        let b = path.as_bytes();
+        let mut out = String::with_capacity(b.len() + 8);
+        let mut i = 0;
+        while i < b.len() {
+            let c = b[i];
+            if c >= 0x80 || is_escaped_char(c) || (escape_star_dollar && (c == b'*' || c == b'$')) {
+                out.push('%');
+                out.push(HEX[(c >> 4) as usize] as char);
+                out.push(HEX[(c & 15) as usize] as char);
+            } else if c == b'%' {
+                if i + 2 >= b.len() {
+                    out.push_str("%25");
+                } else if hex_val(b[i + 1]).is_some() && hex_val(b[i + 2]).is_some() {
+                    out.push('%');
+                    out.push(b[i + 1] as char);
+                    out.push(b[i + 2] as char);
+                    i += 2;
+                } else {
+                    out.push_str("%25");
+                }
+            } else {
+                out.push(c as char);
+            }
+            i += 1;
+        }
+        out
+    }
+
+    proptest! {
+        #[test]
+        fn escaping_copies_unchanged_runs_as_the_bytewise_port(
+            pieces in proptest::collection::vec(
+                prop_oneof![
+                    Just("%"), Just("%4"), Just("%41"), Just("%7e"), Just("%2F"), Just("%zz"),
+                    Just("%C3%A9"), Just("a"), Just("/"), Just("*"), Just("$"), Just(" "),
+                    Just("é"), Just("#"), Just("^"), Just("\u{7f}"), Just("\t"), Just("~"),
+                ],
+                0..16,
+            ),
+            star_dollar in any::<bool>(),
+        ) {
+            let path: String = pieces.concat();
+            prop_assert_eq!(unescape_path(&path), unescape_path_by_bytes(&path));
+            prop_assert_eq!(
+                escape_path(&path, star_dollar),
+                escape_path_by_bytes(&path, star_dollar)
+            );
+        }
+    }
 
     /// escapePath/unescapePath on both sides.
     #[test]
