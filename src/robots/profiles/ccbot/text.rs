@@ -3,11 +3,13 @@
 //! check and `<...>` stripping, `StringTokenizer` line splitting, Java `String.trim()`, the
 //! directive tokenizer with its typo prefixes, and the user-agent product-token matchers.
 
+use crate::robots::model::lossy_text;
+
 /// parseContent: UTF-8 BOM (EF BB BF) skipped; FF FE => UTF-16LE; FE FF => UTF-16BE; else UTF-8.
 /// Java's decoders replace malformed input with U+FFFD, as the lossy decoders here do.
 pub(super) fn decode_body(body: &[u8]) -> String {
     if body.len() >= 3 && body[0] == 0xEF && body[1] == 0xBB && body[2] == 0xBF {
-        return String::from_utf8_lossy(&body[3..]).into_owned();
+        return lossy_text(&body[3..]).into_owned();
     }
     if body.len() >= 2 && body[0] == 0xFF && body[1] == 0xFE {
         return decode_utf16(&body[2..], false);
@@ -15,7 +17,7 @@ pub(super) fn decode_body(body: &[u8]) -> String {
     if body.len() >= 2 && body[0] == 0xFE && body[1] == 0xFF {
         return decode_utf16(&body[2..], true);
     }
-    String::from_utf8_lossy(body).into_owned()
+    lossy_text(body).into_owned()
 }
 
 fn decode_utf16(b: &[u8], big_endian: bool) -> String {
@@ -73,22 +75,36 @@ pub(super) fn contains_ci_ascii(hay: &[u8], needle: &[u8]) -> bool {
 /// `new StringTokenizer(content, "\n\r\u0085\u2028\u2029")`: empty tokens are skipped. Each
 /// line comes with its physical line number (`\r\n` counted once).
 pub(super) fn split_lines(text: &str) -> Vec<(u32, &str)> {
+    // Byte by byte, not char by char (every body of the profile passes here): the
+    // delimiters are `\n`, `\r` and the UTF-8 of U+0085 (`C2 85`), U+2028 and U+2029
+    // (`E2 80 A8`, `E2 80 A9`), whose lead bytes begin chars in a `str`.
+    let b = text.as_bytes();
     let mut out = Vec::new();
     let mut line_no: u32 = 1;
-    let mut start = 0usize;
-    let mut prev_cr = false;
-    for (i, c) in text.char_indices() {
-        let is_delim = matches!(c, '\n' | '\r' | '\u{85}' | '\u{2028}' | '\u{2029}');
-        if is_delim {
-            if start < i {
-                out.push((line_no, &text[start..i]));
+    let (mut start, mut from) = (0usize, 0usize);
+    while let Some(found) = b[from..]
+        .iter()
+        .position(|&c| matches!(c, b'\n' | b'\r' | 0xc2 | 0xe2))
+    {
+        let at = from + found;
+        let next = |k: usize| b.get(at + k).copied();
+        let length = match b[at] {
+            b'\n' | b'\r' => 1,
+            0xc2 if next(1) == Some(0x85) => 2,
+            0xe2 if next(1) == Some(0x80) && matches!(next(2), Some(0xa8 | 0xa9)) => 3,
+            _ => {
+                from = at + 1;
+                continue;
             }
-            if !(c == '\n' && prev_cr) {
-                line_no = line_no.saturating_add(1);
-            }
-            start = i + c.len_utf8();
+        };
+        if start < at {
+            out.push((line_no, &text[start..at]));
         }
-        prev_cr = c == '\r';
+        if !(b[at] == b'\n' && at > 0 && b[at - 1] == b'\r') {
+            line_no = line_no.saturating_add(1);
+        }
+        start = at + length;
+        from = start;
     }
     if start < text.len() {
         out.push((line_no, &text[start..]));
@@ -220,6 +236,50 @@ fn is_token_byte(c: u8) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// `split_lines` as first ported, char by char: what it is held to.
+    fn split_lines_by_chars(text: &str) -> Vec<(u32, &str)> {
+        let mut out = Vec::new();
+        let mut line_no: u32 = 1;
+        let mut start = 0usize;
+        let mut prev_cr = false;
+        for (i, c) in text.char_indices() {
+            let is_delim = matches!(c, '\n' | '\r' | '\u{85}' | '\u{2028}' | '\u{2029}');
+            if is_delim {
+                if start < i {
+                    out.push((line_no, &text[start..i]));
+                }
+                if !(c == '\n' && prev_cr) {
+                    line_no = line_no.saturating_add(1);
+                }
+                start = i + c.len_utf8();
+            }
+            prev_cr = c == '\r';
+        }
+        if start < text.len() {
+            out.push((line_no, &text[start..]));
+        }
+        out
+    }
+
+    proptest! {
+        #[test]
+        fn split_lines_splits_where_the_chars_do(
+            pieces in proptest::collection::vec(
+                prop_oneof![
+                    Just("\n"), Just("\r"), Just("\r\n"), Just("\u{85}"), Just("\u{2028}"),
+                    Just("\u{2029}"), Just("\u{2027}"), Just("\u{202a}"), Just("\u{84}"),
+                    Just("\u{c5}"), Just("\u{2080}"), Just("\x0b"), Just("a"), Just("é"),
+                    Just(" "),
+                ],
+                0..24,
+            )
+        ) {
+            let text: String = pieces.concat();
+            prop_assert_eq!(split_lines(&text), split_lines_by_chars(&text));
+        }
+    }
 
     /// Line numbering of `line_splitting_and_comments` and the tokenizer cases of
     /// `cc_directive_typos_and_blank_separator` (mod.rs), on the helpers alone.

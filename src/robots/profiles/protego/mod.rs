@@ -247,7 +247,7 @@ fn applies_to(set: &RuleSet, robotname: &str) -> usize {
     let mut from = 0;
     while let Some(rel) = robotname
         .get(from..)
-        .and_then(|s| s.find(set.agent.as_str()))
+        .and_then(|s| find_short(s, &set.agent))
     {
         let idx = from + rel;
         // Token boundary: not preceded by an alphanumeric, "-" or "_" (nothing is checked after).
@@ -260,6 +260,20 @@ fn applies_to(set: &RuleSet, robotname: &str) -> usize {
         from = idx + robotname[idx..].chars().next().map_or(1, char::len_utf8);
     }
     0
+}
+
+/// `haystack.find(needle)` for the short names compared here, window by window: with
+/// none of `str::find`'s set-up, which was 1.7% of the instructions of `--profiles all`
+/// (this runs once per rule set per agent asked). A match of UTF-8 in UTF-8 starts
+/// on a char boundary.
+fn find_short(haystack: &str, needle: &str) -> Option<usize> {
+    if needle.is_empty() {
+        return Some(0);
+    }
+    haystack
+        .as_bytes()
+        .windows(needle.len())
+        .position(|window| window == needle.as_bytes())
 }
 
 impl ProtegoRobots {
@@ -474,6 +488,17 @@ impl ProtegoRobots {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn find_short_finds_what_str_find_does(
+            haystack in "[ab\u{e9}\u{1F600}-]{0,12}",
+            needle in "[ab\u{e9}\u{1F600}-]{0,4}",
+        ) {
+            prop_assert_eq!(find_short(&haystack, &needle), haystack.find(needle.as_str()));
+        }
+    }
 
     fn ask(body: &str, agent: &str, url: &str) -> Answer {
         ProtegoRobots::parse(body).answer(agent, url)
