@@ -4,10 +4,10 @@
 use crate::robots::profiles::{Answer, Interpretations, Profile};
 use crate::robots::ProbeClass;
 
-/// One profile's reading (a row of `readings`).
+/// One profile's reading of a document for an agent (a row of `readings` but its
+/// agent: agents no group names share the same readings, without copies).
 #[derive(Debug, Clone)]
-pub struct Reading<'a> {
-    pub agent: &'a str,
+pub struct Reading {
     pub profile: Profile,
     /// The answer about `/`.
     pub root: Answer,
@@ -20,14 +20,14 @@ pub struct Reading<'a> {
 
 /// Every profile's reading for `agent`, in `profiles` order; each row says whether
 /// the profiles disagree about `/` or the probe class.
-pub fn readings<'a>(
+pub fn readings(
     reads: &Interpretations<'_, '_>,
     profiles: &[Profile],
-    agent: &'a str,
-) -> Vec<Reading<'a>> {
+    agent: &str,
+) -> Vec<Reading> {
     // Google's reading, shared by the families that read this agent as robots.cc does.
     let google = std::cell::OnceCell::new();
-    let mut rows: Vec<Reading<'a>> = profiles
+    let mut rows: Vec<Reading> = profiles
         .iter()
         .map(|&profile| {
             let (root, probe_class) = if reads.reads_as_google(profile, agent) {
@@ -38,7 +38,6 @@ pub fn readings<'a>(
                 reads.probe_class(profile, agent)
             };
             Reading {
-                agent,
                 profile,
                 root,
                 probe_class,

@@ -327,9 +327,9 @@ impl Agents {
 }
 
 impl Readings {
-    fn append(&mut self, doc_id: DocId, host: &str, reading: &Reading<'_>) {
+    fn append(&mut self, doc_id: DocId, host: &str, agent: &str, reading: &Reading) {
         self.doc_id.append_value(doc_id);
-        self.agent.append_value(reading.agent);
+        self.agent.append_value(agent);
         self.profile.append_value(reading.profile.name());
         let root = &reading.root;
         self.root_allowed.append_value(root.allowed);
@@ -435,10 +435,10 @@ impl Batches {
         }
     }
 
-    /// One profile's reading of a parsed document for one agent.
-    pub fn reading(&mut self, doc_id: DocId, host: &str, reading: &Reading<'_>) {
+    /// One profile's reading of a parsed document for `agent`.
+    pub fn reading(&mut self, doc_id: DocId, host: &str, agent: &str, reading: &Reading) {
         if self.wants(Table::Readings) {
-            self.readings.append(doc_id, host, reading);
+            self.readings.append(doc_id, host, agent, reading);
             self.rows += 1;
         }
     }
@@ -664,8 +664,8 @@ Crawl-delay: 5\nSitemap: https://maps.example/s.xml\nHost: x\nClean-param: y\nFo
         batches.reading(
             info.doc_id,
             "host.example",
+            "a",
             &Reading {
-                agent: "a",
                 profile: crate::robots::profiles::Profile::Urllib,
                 root: crate::robots::profiles::Answer {
                     allowed: false,

@@ -196,24 +196,17 @@ fn ask_profiles(
     }
     // Agents no group of the file can name are read alike by every family: their
     // readings are computed once.
-    let mut unaddressed: Option<Vec<Reading<'_>>> = None;
+    let mut unaddressed: Option<Vec<Reading>> = None;
     for agent in &config.agents {
         if reads.addresses(agent) {
             for reading in readings(&reads, &config.profiles, agent) {
-                batches.reading(doc_id, host, &reading);
+                batches.reading(doc_id, host, agent, &reading);
             }
             continue;
         }
         let shared = unaddressed.get_or_insert_with(|| readings(&reads, &config.profiles, agent));
         for reading in shared.iter() {
-            batches.reading(
-                doc_id,
-                host,
-                &Reading {
-                    agent,
-                    ..reading.clone()
-                },
-            );
+            batches.reading(doc_id, host, agent, reading);
         }
     }
 }
