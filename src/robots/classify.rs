@@ -11,6 +11,8 @@
 //!   it, else the `*` groups) compared with `{Disallow: /}` (disallow all) and the
 //!   rule sets that allow everything.
 
+use std::collections::HashMap;
+
 use super::model::{RobotsTxt, Rule, RuleKind};
 use super::url::UrlPath;
 
@@ -241,28 +243,35 @@ impl<'a> RobotsTxt<'a> {
     /// [`RobotsTxt::probe_paths`], each with the kinds of the rules it comes from
     /// (`/` and the dummy path from none, unless a rule repeats them).
     fn probe_paths_of_kinds(&self) -> Vec<(UrlPath<'static>, RuleKinds)> {
-        let mut seen = std::collections::HashMap::new();
-        let mut probes: Vec<(UrlPath<'static>, RuleKinds)> = Vec::new();
-        let mut push = |path: UrlPath<'static>, kind: Option<RuleKind>| {
-            let at = *seen.entry(path.as_bytes().to_vec()).or_insert_with(|| {
-                probes.push((path, RuleKinds::default()));
-                probes.len() - 1
-            });
-            match kind {
-                Some(RuleKind::Allow) => probes[at].1.allow = true,
-                Some(RuleKind::Disallow) => probes[at].1.disallow = true,
-                None => {}
-            }
-        };
-        push(UrlPath::new(b"/"), None);
+        let mut all: Vec<(UrlPath<'static>, Option<RuleKind>)> =
+            Vec::with_capacity(self.rules.len() + 2);
+        all.push((UrlPath::new(b"/"), None));
         let mut scratch = Vec::new();
         for rule in &self.rules {
             if let Some(path) = probe_path(&mut scratch, &rule.pattern) {
-                push(path.into_owned(), Some(rule.kind));
+                all.push((path.into_owned(), Some(rule.kind)));
             }
         }
-        push(UrlPath::new(DUMMY_PROBE_PATH), None);
-        probes
+        all.push((UrlPath::new(DUMMY_PROBE_PATH), None));
+        // Each distinct path is kept where it first comes, with the kinds of all the
+        // rules it comes from; the map borrows the paths instead of copying each.
+        let mut kinds: Vec<Option<RuleKinds>> = vec![None; all.len()];
+        let mut first: HashMap<&[u8], usize, rustc_hash::FxBuildHasher> =
+            HashMap::with_capacity_and_hasher(all.len(), rustc_hash::FxBuildHasher);
+        for (i, (path, kind)) in all.iter().enumerate() {
+            let at = *first.entry(path.as_bytes()).or_insert(i);
+            let of = kinds[at].get_or_insert_with(RuleKinds::default);
+            match kind {
+                Some(RuleKind::Allow) => of.allow = true,
+                Some(RuleKind::Disallow) => of.disallow = true,
+                None => {}
+            }
+        }
+        drop(first);
+        all.into_iter()
+            .zip(kinds)
+            .filter_map(|((path, _), kinds)| Some((path, kinds?)))
+            .collect()
     }
 
     /// [`RobotsTxt::probe_paths`] but `/`, each as a URL on the site root `http://h`:
@@ -429,6 +438,69 @@ mod tests {
         (root, class)
     }
 
+    /// A body of groups and rules from generated (kind, path) pairs: paths that repeat,
+    /// with and without `*` and `$`, `/` itself, and several groups.
+    fn generated_body(lines: &[(u8, u8)]) -> String {
+        let mut body = String::new();
+        for (kind, path) in lines {
+            let line = match kind {
+                0 => format!("Allow: /p{path}\n"),
+                1 => format!("Disallow: /p{path}\n"),
+                2 => format!("Disallow: /p{}*\n", path % 3),
+                3 => ["Disallow: /\n", "Allow: /\n", "Allow: /*$\n", "Disallow:\n"]
+                    [usize::from(path % 4)]
+                .to_string(),
+                4 => format!("Allow: /p{}$\n", path % 3),
+                _ => ["User-agent: *\n", "User-agent: a\n", "User-agent: b\n"]
+                    [usize::from(path % 3)]
+                .to_string(),
+            };
+            body.push_str(&line);
+        }
+        body
+    }
+
+    /// `probe_paths_of_kinds` as first written, a copy of each path as the map's key:
+    /// what the borrowing version is held to.
+    fn probe_paths_of_kinds_by_copies(doc: &RobotsTxt<'_>) -> Vec<(UrlPath<'static>, RuleKinds)> {
+        let mut seen = std::collections::HashMap::new();
+        let mut probes: Vec<(UrlPath<'static>, RuleKinds)> = Vec::new();
+        let mut push = |path: UrlPath<'static>, kind: Option<RuleKind>| {
+            let at = *seen.entry(path.as_bytes().to_vec()).or_insert_with(|| {
+                probes.push((path, RuleKinds::default()));
+                probes.len() - 1
+            });
+            match kind {
+                Some(RuleKind::Allow) => probes[at].1.allow = true,
+                Some(RuleKind::Disallow) => probes[at].1.disallow = true,
+                None => {}
+            }
+        };
+        push(UrlPath::new(b"/"), None);
+        let mut scratch = Vec::new();
+        for rule in &doc.rules {
+            if let Some(path) = probe_path(&mut scratch, &rule.pattern) {
+                push(path.into_owned(), Some(rule.kind));
+            }
+        }
+        push(UrlPath::new(DUMMY_PROBE_PATH), None);
+        probes
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn probe_paths_of_kinds_are_those_of_the_copying_version(
+            lines in proptest::collection::vec((0..6u8, 0..8u8), 0..40),
+        ) {
+            let body = generated_body(&lines);
+            let doc = RobotsTxt::parse(body.as_bytes());
+            proptest::prop_assert_eq!(
+                doc.probe_paths_of_kinds(),
+                probe_paths_of_kinds_by_copies(&doc)
+            );
+        }
+    }
+
     proptest::proptest! {
         /// The shortcuts and the order in which `probe_class` searches (the agent's own
         /// rules first, those that would reverse `/` before the others) give the class
@@ -437,22 +509,7 @@ mod tests {
         fn probe_class_is_the_class_of_every_probe(
             lines in proptest::collection::vec((0..6u8, 0..8u8), 0..40),
         ) {
-            let mut body = String::new();
-            for (kind, path) in &lines {
-                let line = match kind {
-                    0 => format!("Allow: /p{path}\n"),
-                    1 => format!("Disallow: /p{path}\n"),
-                    2 => format!("Disallow: /p{}*\n", path % 3),
-                    3 => ["Disallow: /\n", "Allow: /\n", "Allow: /*$\n", "Disallow:\n"]
-                        [usize::from(path % 4)]
-                        .to_string(),
-                    4 => format!("Allow: /p{}$\n", path % 3),
-                    _ => ["User-agent: *\n", "User-agent: a\n", "User-agent: b\n"]
-                        [usize::from(path % 3)]
-                        .to_string(),
-                };
-                body.push_str(&line);
-            }
+            let body = generated_body(&lines);
             let doc = RobotsTxt::parse(body.as_bytes());
             let probes = doc.probes();
             for agent in [&b"a"[..], b"b", b"c"] {

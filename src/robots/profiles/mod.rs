@@ -396,7 +396,11 @@ impl<'d, 'a> Interpretations<'d, 'a> {
             let orders = ProbeOrders::new(probes.iter().map(|(_, kinds)| *kinds));
             let urls = probes
                 .into_iter()
-                .map(|(url, _)| lossy_text(&url).into_owned())
+                .map(|(url, _)| {
+                    // Nearly always UTF-8: the bytes become the string without a copy.
+                    String::from_utf8(url)
+                        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+                })
                 .collect();
             (urls, orders)
         });
