@@ -19,23 +19,6 @@ pub fn py_strip(s: &str) -> &str {
     s.trim_matches(py_space)
 }
 
-/// `str.splitlines()`'s line boundaries.
-#[cfg(test)]
-fn is_line_break(c: char) -> bool {
-    matches!(
-        c,
-        '\n' | '\r'
-            | '\x0b'
-            | '\x0c'
-            | '\x1c'
-            | '\x1d'
-            | '\x1e'
-            | '\u{85}'
-            | '\u{2028}'
-            | '\u{2029}'
-    )
-}
-
 /// The bytes that may begin one of `str.splitlines()`'s line boundaries in UTF-8: the
 /// ASCII ones, and the lead bytes of U+0085 (`C2 85`) and U+2028, U+2029 (`E2 80 A8`,
 /// `E2 80 A9`).
@@ -264,6 +247,22 @@ pub fn urlunparse(parts: &Parsed) -> String {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// `str.splitlines()`'s line boundaries.
+    fn is_line_break(c: char) -> bool {
+        matches!(
+            c,
+            '\n' | '\r'
+                | '\x0b'
+                | '\x0c'
+                | '\x1c'
+                | '\x1d'
+                | '\x1e'
+                | '\u{85}'
+                | '\u{2028}'
+                | '\u{2029}'
+        )
+    }
 
     /// `str.splitlines()` as first written here, char by char: what `splitlines` is
     /// held to.
