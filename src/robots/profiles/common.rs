@@ -1,4 +1,5 @@
-//! What every interpretation profile answers, whatever its parser: the shared answer type.
+//! What every interpretation profile answers, whatever its parser: the shared answer type;
+//! and the line separators beyond ASCII that several families' line splitting shares.
 
 use crate::robots::{RuleKind, Scope};
 
@@ -39,5 +40,19 @@ impl Answer {
             directive: None,
             scope,
         }
+    }
+}
+
+/// The length in bytes of the line separator U+0085, U+2028 or U+2029 that starts at
+/// `text[at]` (UTF-8 `C2 85`, `E2 80 A8`, `E2 80 A9`), or 0 when none does. Python's
+/// `str.splitlines()` (urllib, protego) and Java's `StringTokenizer` as crawler-commons
+/// calls it (ccbot) both break lines there; their scans look for the lead bytes and ask
+/// this. In UTF-8 text a lead byte starts a char, so a match is that char.
+pub(super) fn unicode_break_at(text: &[u8], at: usize) -> usize {
+    let next = |k: usize| text.get(at + k).copied();
+    match text.get(at) {
+        Some(0xc2) if next(1) == Some(0x85) => 2,
+        Some(0xe2) if next(1) == Some(0x80) && matches!(next(2), Some(0xa8 | 0xa9)) => 3,
+        _ => 0,
     }
 }

@@ -4,6 +4,8 @@
 //! (Objects/unicodeobject.c) and `urllib.parse`'s `quote`, `unquote`, `urlparse` and
 //! `urlunparse` (Lib/urllib/parse.py). Only what those parsers reach is here.
 
+use super::common::unicode_break_at;
+
 /// `str.isspace()` in CPython 3.11 (what `strip()` and `split()` with no argument use).
 pub fn py_space(c: char) -> bool {
     matches!(
@@ -44,13 +46,9 @@ fn next_break(text: &str) -> Option<(usize, usize)> {
         .position(|&b| MAY_BREAK[usize::from(b)])
     {
         let at = from + found;
-        let next = |k: usize| bytes.get(at + k).copied();
-        // `text` is UTF-8, so 0xC2 and 0xE2 here are lead bytes: a match is that char.
         let length = match bytes[at] {
-            b'\r' if next(1) == Some(b'\n') => 2,
-            0xc2 if next(1) == Some(0x85) => 2,
-            0xe2 if next(1) == Some(0x80) && matches!(next(2), Some(0xa8 | 0xa9)) => 3,
-            0xc2 | 0xe2 => 0,
+            b'\r' if bytes.get(at + 1) == Some(&b'\n') => 2,
+            0xc2 | 0xe2 => unicode_break_at(bytes, at),
             _ => 1,
         };
         if length > 0 {

@@ -3,6 +3,7 @@
 //! check and `<...>` stripping, `StringTokenizer` line splitting, Java `String.trim()`, the
 //! directive tokenizer with its typo prefixes, and the user-agent product-token matchers.
 
+use super::super::common::unicode_break_at;
 use crate::robots::model::lossy_text;
 
 /// parseContent: UTF-8 BOM (EF BB BF) skipped; FF FE => UTF-16LE; FE FF => UTF-16BE; else UTF-8.
@@ -87,16 +88,14 @@ pub(super) fn split_lines(text: &str) -> Vec<(u32, &str)> {
         .position(|&c| matches!(c, b'\n' | b'\r' | 0xc2 | 0xe2))
     {
         let at = from + found;
-        let next = |k: usize| b.get(at + k).copied();
         let length = match b[at] {
             b'\n' | b'\r' => 1,
-            0xc2 if next(1) == Some(0x85) => 2,
-            0xe2 if next(1) == Some(0x80) && matches!(next(2), Some(0xa8 | 0xa9)) => 3,
-            _ => {
-                from = at + 1;
-                continue;
-            }
+            _ => unicode_break_at(b, at),
         };
+        if length == 0 {
+            from = at + 1;
+            continue;
+        }
         if start < at {
             out.push((line_no, &text[start..at]));
         }
