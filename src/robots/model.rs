@@ -204,6 +204,12 @@ pub fn lossy_text(bytes: &[u8]) -> Cow<'_, str> {
     }
 }
 
+/// Owned raw bytes as text, U+FFFD for invalid sequences: valid UTF-8 (nearly always)
+/// becomes the string without a copy.
+pub fn lossy_string(bytes: Vec<u8>) -> String {
+    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
 /// A parsed robots.txt. Build with [`RobotsTxt::parse`]; ask with
 /// [`RobotsTxt::verdict`].
 #[derive(Debug, Clone)]

@@ -37,7 +37,7 @@ use std::collections::HashMap;
 pub use common::Answer;
 
 use super::classify::{ProbeClass, ProbeOrders, Probes};
-use super::model::{lossy_text, RobotsTxt};
+use super::model::{lossy_string, lossy_text, RobotsTxt};
 
 /// A crawler family's reading of robots.txt.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -396,11 +396,7 @@ impl<'d, 'a> Interpretations<'d, 'a> {
             let orders = ProbeOrders::new(probes.iter().map(|(_, kinds)| *kinds));
             let urls = probes
                 .into_iter()
-                .map(|(url, _)| {
-                    // Nearly always UTF-8: the bytes become the string without a copy.
-                    String::from_utf8(url)
-                        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
-                })
+                .map(|(url, _)| lossy_string(url))
                 .collect();
             (urls, orders)
         });
@@ -655,7 +651,7 @@ mod tests {
             let reads = Interpretations::new(body, &doc);
             let urls: Vec<String> = doc
                 .probe_urls()
-                .map(|u| lossy_text(&u).into_owned())
+                .map(lossy_string)
                 .chain(["http://h/".to_owned(), "http://h/robots.txt".to_owned()])
                 .collect();
             for agent in ["GPTBot", "CCBot", "x"] {

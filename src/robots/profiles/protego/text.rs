@@ -6,6 +6,7 @@
 use std::borrow::Cow;
 
 use super::super::cpython::py_strip;
+use crate::robots::model::lossy_string;
 
 fn is_hex(b: u8) -> bool {
     b.is_ascii_hexdigit()
@@ -50,10 +51,7 @@ fn quote_into(value: &str, keep_star: bool, out: &mut String) {
             bytes.push(b[i]);
             i += 1;
         }
-        match String::from_utf8(bytes) {
-            Ok(s) => Cow::Owned(s),
-            Err(e) => Cow::Owned(String::from_utf8_lossy(e.as_bytes()).into_owned()),
-        }
+        Cow::Owned(lossy_string(bytes))
     };
     // quote(): bytes outside A-Za-z0-9_.-~ and `safe` become %XX (upper case).
     for &c in decoded.as_bytes() {
