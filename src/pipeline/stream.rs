@@ -207,7 +207,7 @@ fn read_chunk(
     report: &mut InputReport,
     records: usize,
 ) -> Result<Vec<Item>, PipelineError> {
-    let mut items = Vec::new();
+    let mut items = Vec::with_capacity(records);
     let mut bytes = 0;
     while items.len() < records && bytes < CHUNK_BYTES {
         if should_stop() {

@@ -293,6 +293,8 @@ pub fn check_group(
     // integers. `hashed` is the caller's, reused from group to group.
     const INDEX: u64 = u32::MAX as u64;
     hashed.clear();
+    // The filter hides the count from `extend`: room for every rule, at once.
+    hashed.reserve(rules.len());
     hashed.extend(
         rules
             .iter()

@@ -262,42 +262,52 @@ fn classify(content: &[u8], has_comment: bool) -> LineKind<'_> {
     })
 }
 
+// Inlined where `prefix` is a constant (see [`spelled`]); a call compares byte by byte.
+#[inline(always)]
 fn starts_with_ignore_case(s: &[u8], prefix: &str) -> bool {
     s.len() >= prefix.len() && s[..prefix.len()].eq_ignore_ascii_case(prefix.as_bytes())
 }
 
-/// Which of `names` `key` starts with (case-insensitively), and whether it is exactly it.
-fn match_names(key: &[u8], names: &[&str]) -> Option<bool> {
-    names
-        .iter()
-        .find(|n| starts_with_ignore_case(key, n))
-        .map(|n| key.len() == n.len())
-}
-
-/// robots.cc's `Key::Parse`, in its order: user-agent, allow, disallow, sitemap.
+/// robots.cc's `Key::Parse`, which tries user-agent, allow, disallow and sitemap in
+/// turn, each spelling and then its accepted typos. Every key and each of its typos
+/// begin with the key's own letter, so the key's first byte leaves one candidate: the
+/// answer of trying them all, found by comparing with one key's spellings only (every
+/// line of a body has its key looked up).
 pub fn parse_key(key: &[u8]) -> (Key, KeySpelling) {
-    const KEYS: [(Key, &str, &[&str]); 4] = [
-        (Key::UserAgent, "user-agent", &["useragent", "user agent"]),
-        (Key::Allow, "allow", &[]),
-        (
+    match key.first().map(u8::to_ascii_lowercase) {
+        Some(b'u') => spelled(
+            key,
+            Key::UserAgent,
+            "user-agent",
+            &["useragent", "user agent"],
+        ),
+        Some(b'a') => spelled(key, Key::Allow, "allow", &[]),
+        Some(b'd') => spelled(
+            key,
             Key::Disallow,
             "disallow",
             &["dissallow", "dissalow", "disalow", "diasllow", "disallaw"],
         ),
-        (Key::Sitemap, "sitemap", &["site-map"]),
-    ];
-    for (kind, name, typos) in KEYS {
-        if let Some(exact) = match_names(key, &[name]) {
-            let spelling = if exact {
-                KeySpelling::Exact
-            } else {
-                KeySpelling::Prefix
-            };
-            return (kind, spelling);
-        }
-        if match_names(key, typos).is_some() {
-            return (kind, KeySpelling::AcceptedTypo);
-        }
+        Some(b's') => spelled(key, Key::Sitemap, "sitemap", &["site-map"]),
+        _ => (Key::Unknown, KeySpelling::Exact),
+    }
+}
+
+/// `key` as `kind`: spelled `name` (exactly or as a prefix of it) or one of `typos`.
+/// Inlined in each arm of [`parse_key`], where the names are constants the
+/// comparisons unroll on.
+#[inline(always)]
+fn spelled(key: &[u8], kind: Key, name: &str, typos: &[&str]) -> (Key, KeySpelling) {
+    if starts_with_ignore_case(key, name) {
+        let spelling = if key.len() == name.len() {
+            KeySpelling::Exact
+        } else {
+            KeySpelling::Prefix
+        };
+        return (kind, spelling);
+    }
+    if typos.iter().any(|typo| starts_with_ignore_case(key, typo)) {
+        return (kind, KeySpelling::AcceptedTypo);
     }
     (Key::Unknown, KeySpelling::Exact)
 }
@@ -432,6 +442,75 @@ mod tests {
                 }
             }
             proptest::prop_assert_eq!(lines(&body), lines_by_three_searches(&body));
+        }
+    }
+
+    /// Which of `names` `key` starts with (case-insensitively), and whether it is exactly it.
+    fn match_names(key: &[u8], names: &[&str]) -> Option<bool> {
+        names
+            .iter()
+            .find(|n| starts_with_ignore_case(key, n))
+            .map(|n| key.len() == n.len())
+    }
+
+    /// `parse_key` as robots.cc writes it: every key in turn, then its typos.
+    fn parse_key_trying_every_key(key: &[u8]) -> (Key, KeySpelling) {
+        const KEYS: [(Key, &str, &[&str]); 4] = [
+            (Key::UserAgent, "user-agent", &["useragent", "user agent"]),
+            (Key::Allow, "allow", &[]),
+            (
+                Key::Disallow,
+                "disallow",
+                &["dissallow", "dissalow", "disalow", "diasllow", "disallaw"],
+            ),
+            (Key::Sitemap, "sitemap", &["site-map"]),
+        ];
+        for (kind, name, typos) in KEYS {
+            if let Some(exact) = match_names(key, &[name]) {
+                let spelling = if exact {
+                    KeySpelling::Exact
+                } else {
+                    KeySpelling::Prefix
+                };
+                return (kind, spelling);
+            }
+            if match_names(key, typos).is_some() {
+                return (kind, KeySpelling::AcceptedTypo);
+            }
+        }
+        (Key::Unknown, KeySpelling::Exact)
+    }
+
+    proptest::proptest! {
+        /// The first-letter dispatch answers as trying every key in turn: on every
+        /// spelling and typo, cut, extended and in mixed case, and on other keys.
+        #[test]
+        fn parse_key_answers_as_trying_every_key(
+            which in 0..12usize,
+            cut in 0..12usize,
+            tail in "[a-zA-Z -]{0,4}",
+            upper in proptest::collection::vec(proptest::bool::ANY, 12),
+            other in "[ -~]{0,12}",
+        ) {
+            const SPELLINGS: [&str; 11] = [
+                "user-agent", "useragent", "user agent", "allow", "disallow", "dissallow",
+                "dissalow", "disalow", "diasllow", "disallaw", "sitemap",
+            ];
+            let mut key: Vec<u8> = match SPELLINGS.get(which) {
+                Some(s) => s.as_bytes()[..cut.min(s.len())].to_vec(),
+                None => b"site-map".to_vec(),
+            };
+            key.extend_from_slice(tail.as_bytes());
+            for (b, up) in key.iter_mut().zip(&upper) {
+                if *up {
+                    b.make_ascii_uppercase();
+                }
+            }
+            proptest::prop_assert_eq!(parse_key(&key), parse_key_trying_every_key(&key));
+            proptest::prop_assert_eq!(
+                parse_key(other.as_bytes()),
+                parse_key_trying_every_key(other.as_bytes())
+            );
         }
     }
 
