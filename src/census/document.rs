@@ -80,7 +80,7 @@ pub struct SitemapFacts {
 impl SitemapFacts {
     /// The facts of `sitemap` (its URL as text `url`) in a robots.txt served by `doc_host`.
     pub fn of(sitemap: &Sitemap<'_>, url: &str, doc_host: &str) -> SitemapFacts {
-        let is_absolute = crate::robots::lint::is_absolute_sitemap_url(sitemap.url);
+        let is_absolute = sitemap.is_absolute;
         let host = is_absolute.then(|| super::urls::url_host(url)).flatten();
         let same_host = match &host {
             Some(h) if !doc_host.is_empty() => Some(h == doc_host),

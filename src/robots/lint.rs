@@ -223,10 +223,8 @@ pub fn is_absolute_sitemap_url(url: &[u8]) -> bool {
                 .iter()
                 .position(|b| matches!(b, b'/' | b'?' | b'#'))
                 .unwrap_or(rest.len());
-            host_end > 0
-                && !rest
-                    .iter()
-                    .any(|b| b.is_ascii_whitespace() || b.is_ascii_control())
+            // ASCII whitespace and controls: every byte up to the space, and DEL.
+            host_end > 0 && !rest.iter().any(|&b| b <= b' ' || b == 0x7f)
         }
         None => false,
     }
@@ -525,6 +523,15 @@ mod tests {
         assert!(!is_absolute_sitemap_url(b"https:///x"));
         assert!(!is_absolute_sitemap_url(b"https://exa mple.com/"));
         assert!(!is_absolute_sitemap_url(b"www.example.com/sitemap.xml"));
+    }
+
+    #[test]
+    fn sitemap_url_bytes_refused_are_ascii_whitespace_and_controls() {
+        for b in 0..=255u8 {
+            let url = [b"https://example.com/a".as_slice(), &[b]].concat();
+            let refused = b.is_ascii_whitespace() || b.is_ascii_control();
+            assert_eq!(is_absolute_sitemap_url(&url), !refused, "byte {b:#04x}");
+        }
     }
 
     #[test]

@@ -108,6 +108,9 @@ impl Rule<'_> {
 pub struct Sitemap<'a> {
     pub line: u32,
     pub url: &'a [u8],
+    /// [`crate::robots::lint::is_absolute_sitemap_url`] of `url`: the lint's
+    /// `sitemap_not_absolute` and the sitemaps table's `is_absolute` read it from here.
+    pub is_absolute: bool,
 }
 
 /// Directives Google ignores for matching but the census records.

@@ -158,12 +158,14 @@ impl<'a> Builder<'a> {
             Key::Allow => self.rule(number, text, RuleKind::Allow, d, &mut codes),
             Key::Disallow => self.rule(number, text, RuleKind::Disallow, d, &mut codes),
             Key::Sitemap => {
-                if !lint::is_absolute_sitemap_url(d.value) {
+                let is_absolute = lint::is_absolute_sitemap_url(d.value);
+                if !is_absolute {
                     codes.push(Code::SitemapNotAbsolute);
                 }
                 self.doc.sitemaps.push(Sitemap {
                     line: number,
                     url: d.value,
+                    is_absolute,
                 });
             }
             Key::Unknown => self.other(number, d, &mut codes),
