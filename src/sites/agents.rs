@@ -504,11 +504,11 @@ fn checks(
         // before is the last row of the capture just pushed when the two are next to
         // each other, so it goes before that capture's row after.
         if let Some(row) = from.checked_sub(1).filter(|row| all.contains(row)) {
-            let before = Check { row, id, is: false };
-            match checks.pop() {
-                Some(last) if last.row > row => checks.extend([before, last]),
-                last => checks.extend(last.into_iter().chain([before])),
-            }
+            let at = match checks.last() {
+                Some(last) if last.row > row => checks.len() - 1,
+                _ => checks.len(),
+            };
+            checks.insert(at, Check { row, id, is: false });
         }
         let inside = from.max(all.start)..to.min(all.end);
         checks.extend(inside.map(|row| Check { row, id, is: true }));
