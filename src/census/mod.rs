@@ -3,6 +3,7 @@
 //! values; it does not compute them.
 //!
 //! ```text
+//! crawl.rs          the Common Crawl crawl id's shape (CC-MAIN-YYYY-WW)
 //! urls.rs           URL parts and authority, registrable domain, Location resolution,
 //!                   robots.txt URL test, redirect lookup keys
 //! status.rs         documents.status_class; what a status means for the body
@@ -14,6 +15,7 @@
 //!                   semantics, the Google and Common Crawl readings, top-k rank strata
 //! ```
 
+pub mod crawl;
 pub mod document;
 pub mod readings;
 pub mod site_classes;

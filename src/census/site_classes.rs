@@ -2,6 +2,8 @@
 //! a status means (`sites --status-semantics`), Common Crawl's MIME filter and its
 //! eight status classes with their precedence, and the top-k strata of a rank.
 
+use crate::census::status::StatusOutcome;
+
 /// What HTTP statuses of robots.txt fetches mean (`sites --status-semantics`), per
 /// crawler family (`../shared/interpretations/README.md`, "Status of the fetch").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -11,7 +13,8 @@ pub enum StatusSemantics {
     #[default]
     Rfc9309,
     /// Google ("How Google interprets the robots.txt specification"): as RFC 9309, but
-    /// 429 is treated as a server error (disallow all) like 5xx.
+    /// 429 is treated as a server error (disallow all) like 5xx, and so is any code
+    /// outside 2xx-5xx (an invalid response).
     Google,
     /// Common Crawl's crawler and robotstxt-experiments: 200 success; 3xx redirect;
     /// 403 forbidden (keep out); 429 and 5xx defer visits; every other status
@@ -42,18 +45,27 @@ impl StatusSemantics {
     }
 
     /// What a capture's status means. No status (a CSV row of bodies) is a success.
+    /// Google's meaning is [`StatusOutcome::google`], the definition `agents` uses too.
     pub fn fetch(self, status: Option<u16>) -> Fetch {
         use StatusSemantics::*;
+        if self == Google {
+            return match StatusOutcome::google(status) {
+                StatusOutcome::Parse => Fetch::Success,
+                StatusOutcome::Redirect => Fetch::Redirect,
+                StatusOutcome::NoRobots => Fetch::AllowAll,
+                StatusOutcome::Unreachable | StatusOutcome::Unknown => Fetch::Defer,
+            };
+        }
         let Some(status) = status else {
             return Fetch::Success;
         };
         match (self, status) {
-            (Rfc9309 | Google | Urllib, 200..=299) => Fetch::Success,
+            (Rfc9309 | Urllib, 200..=299) => Fetch::Success,
             (Ccbot | Yandex | RobotsParser, 200) => Fetch::Success,
             (_, 300..=399) => Fetch::Redirect,
             (Ccbot, 403) | (Urllib, 401 | 403) => Fetch::Forbidden,
-            (Google | Ccbot, 429) => Fetch::Defer,
-            (Rfc9309 | Google | Ccbot | Urllib, 500..=599) => Fetch::Defer,
+            (Ccbot, 429) => Fetch::Defer,
+            (Rfc9309 | Ccbot | Urllib, 500..=599) => Fetch::Defer,
             _ => Fetch::AllowAll,
         }
     }
@@ -68,6 +80,22 @@ pub enum Fetch {
     Forbidden,
     Defer,
     Redirect,
+}
+
+impl Fetch {
+    /// Every outcome, in order of precedence (`ALL[f as usize] == f`).
+    pub const ALL: [Fetch; 5] = [
+        Fetch::Success,
+        Fetch::AllowAll,
+        Fetch::Forbidden,
+        Fetch::Defer,
+        Fetch::Redirect,
+    ];
+
+    /// The outcome at `index` in [`Fetch::ALL`].
+    pub fn from_index(index: u8) -> Option<Fetch> {
+        Fetch::ALL.get(usize::from(index)).copied()
+    }
 }
 
 /// Common Crawl's eight status classes of a site, under their published names.
@@ -133,6 +161,16 @@ impl StatusClass {
         }
     }
 
+    /// The class named `text` (an [`StatusClass::as_str`] value).
+    pub fn parse(text: &str) -> Option<StatusClass> {
+        StatusClass::ALL.into_iter().find(|c| c.as_str() == text)
+    }
+
+    /// The deciding capture is a robots.txt file whose lines count.
+    pub fn is_robots(self) -> bool {
+        matches!(self, StatusClass::WithRules | StatusClass::NoRules)
+    }
+
     /// The class of a resolved fetch (a redirect here is one that was not resolved).
     pub fn of(fetch: Fetch, mime_ok: bool, has_rules: bool) -> StatusClass {
         match fetch {
@@ -156,6 +194,55 @@ impl StatusClass {
             StatusClass::Forbidden | StatusClass::Defer => Some("full"),
             _ => None,
         }
+    }
+}
+
+/// How a site's deciding capture restricts one agent: the `sites.block` column, which
+/// `changes`, the queries and the report read instead of deciding it again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Block {
+    /// A robots.txt file that restricts nothing probed.
+    None,
+    /// A robots.txt file, `/` allowed, some path disallowed (`google_class = partial`).
+    Partial,
+    /// A robots.txt file disallowing `/`.
+    Full,
+}
+
+impl Block {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Block::None => "none",
+            Block::Partial => "partial",
+            Block::Full => "full",
+        }
+    }
+
+    /// The value `as_str` gives, back.
+    pub fn parse(text: &str) -> Option<Block> {
+        [Block::None, Block::Partial, Block::Full]
+            .into_iter()
+            .find(|b| b.as_str() == text)
+    }
+
+    /// The block of an agent on a site of `class` whose deciding capture has
+    /// `root_allowed` and `google_class` for it: `None` when the capture is not a
+    /// robots.txt file whose lines count (status classes "Robots.txt with rules" and
+    /// "Robots.txt no rules"): a status that allows or forbids everything is not a
+    /// robots.txt restricting anyone.
+    pub fn of(
+        class: StatusClass,
+        root_allowed: Option<bool>,
+        google_class: Option<&str>,
+    ) -> Option<Block> {
+        if !class.is_robots() {
+            return None;
+        }
+        Some(match (root_allowed, google_class) {
+            (Some(false), _) => Block::Full,
+            (Some(true), Some("partial")) => Block::Partial,
+            _ => Block::None,
+        })
     }
 }
 
@@ -245,7 +332,11 @@ mod tests {
             ),
             (Some(500), [Defer, Defer, Defer, AllowAll, Defer, AllowAll]),
             (Some(503), [Defer, Defer, Defer, AllowAll, Defer, AllowAll]),
-            (Some(999), [AllowAll; 6]),
+            // Not an HTTP status: Google takes an invalid response for a server error.
+            (
+                Some(999),
+                [AllowAll, Defer, AllowAll, AllowAll, AllowAll, AllowAll],
+            ),
             (None, [Success; 6]),
         ];
         let all = [

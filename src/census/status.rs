@@ -19,16 +19,22 @@ pub enum StatusOutcome {
 }
 
 impl StatusOutcome {
-    pub fn of(status: Option<u16>, has_body: bool) -> Self {
+    /// What a capture's HTTP status means to Google's crawlers: the one definition that
+    /// `agents.classification` and `sites --status-semantics google` both follow
+    /// (Google Search Central, "How Google interprets the robots.txt specification",
+    /// handling of errors and HTTP status codes). 2xx: the body is parsed; 3xx: the
+    /// robots.txt is elsewhere; 4xx but 429: as if there were no robots.txt; 429 and
+    /// 5xx: a server error, everything disallowed; any other code (1xx, 6xx and up) is
+    /// an invalid response, which Google treats as a server error. No status (a CSV
+    /// dump of bodies) is a 2xx. Never [`StatusOutcome::Unknown`]: that is a capture
+    /// with no status to read at all (a revisit, a CSV status cell that does not parse).
+    pub fn google(status: Option<u16>) -> Self {
         match status {
-            None if has_body => StatusOutcome::Parse,
-            None => StatusOutcome::Unknown,
-            Some(200..=299) => StatusOutcome::Parse,
+            None | Some(200..=299) => StatusOutcome::Parse,
             Some(300..=399) => StatusOutcome::Redirect,
             Some(429) => StatusOutcome::Unreachable,
             Some(400..=499) => StatusOutcome::NoRobots,
-            Some(500..=599) => StatusOutcome::Unreachable,
-            Some(_) => StatusOutcome::Unknown,
+            Some(_) => StatusOutcome::Unreachable,
         }
     }
 
@@ -93,16 +99,16 @@ mod tests {
 
     #[test]
     fn status_outcomes() {
-        assert_eq!(StatusOutcome::of(Some(404), true), StatusOutcome::NoRobots);
-        assert_eq!(
-            StatusOutcome::of(Some(429), true),
-            StatusOutcome::Unreachable
-        );
-        assert_eq!(
-            StatusOutcome::of(Some(503), false),
-            StatusOutcome::Unreachable
-        );
-        assert_eq!(StatusOutcome::of(Some(301), true), StatusOutcome::Redirect);
-        assert_eq!(StatusOutcome::of(None, true), StatusOutcome::Parse);
+        use StatusOutcome::*;
+        let google = |s| StatusOutcome::google(s);
+        assert_eq!(google(Some(404)), NoRobots);
+        assert_eq!(google(Some(429)), Unreachable);
+        assert_eq!(google(Some(503)), Unreachable);
+        assert_eq!(google(Some(301)), Redirect);
+        assert_eq!(google(None), Parse);
+        // Not an HTTP status class: an invalid response, a server error to Google.
+        for odd in [0, 100, 199, 600, 999] {
+            assert_eq!(google(Some(odd)), Unreachable, "{odd}");
+        }
     }
 }

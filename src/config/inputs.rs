@@ -2,7 +2,7 @@
 //! walked), the lines of an input list (`--inputs-from`, or the `robotstxt.paths.gz`
 //! of `--crawl`), each input once, sorted. Reads, never writes.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
@@ -23,6 +23,18 @@ pub struct InputsAsked {
     pub crawl: Option<String>,
 }
 
+/// The inputs of a run, and the paths a directory walk could not read.
+#[derive(Debug, Clone, Default)]
+pub struct Inputs {
+    /// Each input once, sorted.
+    pub list: Vec<String>,
+    /// Paths under a walked directory that could not be read (a subdirectory without
+    /// permission, an I/O error), each with why. Each is also in `list`, so it is an
+    /// input whose `errors` row says what was not read: its files' rows are missing,
+    /// and the run says so (exit 1) instead of a line on stderr alone.
+    pub not_walked: BTreeMap<String, String>,
+}
+
 /// Inputs as given (local directories walked), then the lines of the input list
 /// (`--inputs-from`, or the one `--crawl` names); each input once (`x`, `./x` and a
 /// symlink to `x` are one input: the first spelling is kept), sorted. Missing files
@@ -31,17 +43,20 @@ pub(super) fn expand_inputs(
     asked: &InputsAsked,
     out: &str,
     store: &StoreOptions,
-) -> Result<Vec<String>, ConfigError> {
+) -> Result<Inputs, ConfigError> {
     // A local --out is never read as input (an s3:// one cannot be walked into).
     let out = match Location::parse(out) {
         Ok(Location::Local(dir)) => std::fs::canonicalize(dir).ok(),
         _ => None,
     };
     let mut inputs = Vec::new();
+    let mut not_walked = BTreeMap::new();
     for arg in &asked.inputs {
         let location = Location::parse(arg).map_err(ConfigError::Location)?;
         match location.as_local() {
-            Some(path) if path.is_dir() => walk(path, out.as_deref(), &mut inputs),
+            Some(path) if path.is_dir() => {
+                walk(path, out.as_deref(), &mut inputs, &mut not_walked);
+            }
             _ => inputs.push(location.to_string()),
         }
     }
@@ -71,13 +86,22 @@ pub(super) fn expand_inputs(
         seen.insert(key)
     });
     inputs.sort();
-    Ok(inputs)
+    Ok(Inputs {
+        list: inputs,
+        not_walked,
+    })
 }
 
-/// Regular files under `dir`, following symbolic links. A link cycle is reported
-/// and not entered; the run's own output directory is never read as input; FIFOs,
-/// devices and sockets are left out (a FIFO would block the run).
-fn walk(dir: &Path, out: Option<&Path>, inputs: &mut Vec<String>) {
+/// Regular files under `dir`, following symbolic links. A link cycle is not entered
+/// (everything in it is walked once already); the run's own output directory is never
+/// read as input; FIFOs, devices and sockets are left out (a FIFO would block the run).
+/// A path that cannot be read is an input of its own, with why in `not_walked`.
+fn walk(
+    dir: &Path,
+    out: Option<&Path>,
+    inputs: &mut Vec<String>,
+    not_walked: &mut BTreeMap<String, String>,
+) {
     let walker = walkdir::WalkDir::new(dir)
         .follow_links(true)
         .sort_by_file_name()
@@ -95,7 +119,12 @@ fn walk(dir: &Path, out: Option<&Path>, inputs: &mut Vec<String>) {
                 inputs.push(e.path().to_string_lossy().into_owned());
             }
             Ok(_) => {}
-            Err(e) => eprintln!("robots-census: warning: not walked: {e}"),
+            Err(e) if e.loop_ancestor().is_some() => {}
+            Err(e) => {
+                let path = e.path().unwrap_or(dir).to_string_lossy().into_owned();
+                not_walked.insert(path.clone(), format!("{path}: not walked: {e}"));
+                inputs.push(path);
+            }
         }
     }
 }
@@ -105,15 +134,7 @@ pub const COMMON_CRAWL: &str = "https://data.commoncrawl.org/";
 
 /// `--crawl CC-MAIN-YYYY-WW`: the crawl's `robotstxt.paths.gz` under the base.
 fn crawl_list(crawl: &str, base: Option<&Location>) -> Result<Location, ConfigError> {
-    let b = crawl.as_bytes();
-    let digits =
-        |r: std::ops::Range<usize>| b.get(r).is_some_and(|d| d.iter().all(u8::is_ascii_digit));
-    if b.len() != 15
-        || !crawl.starts_with("CC-MAIN-")
-        || !digits(8..12)
-        || b[12] != b'-'
-        || !digits(13..15)
-    {
+    if !crate::census::crawl::is_crawl_id(crawl) {
         return Err(ConfigError::Crawl(crawl.to_owned()));
     }
     let path = format!("crawl-data/{crawl}/robotstxt.paths.gz");

@@ -111,6 +111,9 @@ pub struct RunConfig {
     /// objects): directories expanded, list lines resolved, each input once, sorted
     /// (tasks are consecutive slices of this list).
     pub inputs: Vec<String>,
+    /// Inputs a directory walk could not read, with why: each becomes its input's
+    /// `errors` row.
+    pub not_walked: std::collections::BTreeMap<String, String>,
     /// Remote access: request cap, retry budget, timeouts.
     pub store: StoreOptions,
     /// Where the dataset goes: a local directory or an S3 prefix (staged locally).
@@ -144,7 +147,10 @@ impl RunConfig {
     /// of questions, and records the settings.
     pub fn resolve(options: &RunOptions) -> Result<Self, ConfigError> {
         let store = options.store;
-        let inputs = inputs::expand_inputs(&options.inputs, &options.out, &store)?;
+        let inputs::Inputs {
+            list: inputs,
+            not_walked,
+        } = inputs::expand_inputs(&options.inputs, &options.out, &store)?;
         if inputs.is_empty() {
             return Err(ConfigError::NoInputs);
         }
@@ -227,6 +233,7 @@ impl RunConfig {
         let out = OutTarget::parse(&options.out, store, None).map_err(ConfigError::Out)?;
         Ok(RunConfig {
             inputs,
+            not_walked,
             store,
             out,
             threads: options.threads,

@@ -74,7 +74,7 @@ pub fn document(
     let has_body = capture.kind != CaptureKind::Revisit;
     // A status that does not parse is no evidence of a 2xx: the body is not classified.
     let outcome = if has_body && !capture.status_invalid {
-        StatusOutcome::of(capture.http_status, true)
+        StatusOutcome::google(capture.http_status)
     } else {
         StatusOutcome::Unknown
     };

@@ -12,8 +12,11 @@ use rayon::prelude::*;
 use super::document::{document, problem_row};
 use super::task::TaskWriters;
 use super::{should_stop, PipelineError};
+use crate::census::crawl::crawl_in_path;
 use crate::config::RunConfig;
-use crate::input::{open_location, Capture, CaptureReader, Event, InputProblem, Unreadable};
+use crate::input::{
+    open_location, Capture, CaptureReader, Event, InputError, InputProblem, Unreadable,
+};
 use crate::limits::{
     CHUNK_BYTES, CHUNK_QUESTIONS, CHUNK_RECORDS, SPARE_BODY_CAPACITY, TASK_RECORDS,
 };
@@ -39,19 +42,8 @@ fn chunk_records(questions: usize) -> usize {
 fn crawl_of(config: &RunConfig, source: &str, reader: Option<&dyn CaptureReader>) -> String {
     reader
         .and_then(|r| r.crawl())
-        .or_else(|| crawl_in_path(source))
+        .or_else(|| crawl_in_path(source).map(str::to_owned))
         .unwrap_or_else(|| config.default_crawl.clone())
-}
-
-/// The first `CC-MAIN-YYYY-WW` in a path or URL.
-pub fn crawl_in_path(source: &str) -> Option<String> {
-    const PREFIX: &str = "CC-MAIN-";
-    source.match_indices(PREFIX).find_map(|(i, _)| {
-        let id = source.get(i..i + PREFIX.len() + 7)?;
-        let tail = &id.as_bytes()[PREFIX.len()..];
-        let digits = |r: std::ops::Range<usize>| tail[r].iter().all(u8::is_ascii_digit);
-        (digits(0..4) && tail[4] == b'-' && digits(5..7)).then(|| id.to_owned())
-    })
 }
 
 /// Writes the one `errors` row of an input that could not be read, counted like a
@@ -90,6 +82,9 @@ pub(super) type Opened = Result<(Box<dyn CaptureReader>, Option<FailureHandle>),
 /// wait seconds (a `Retry-After`, a backoff, a slow first byte), and that wait must
 /// not hold one of the threads the other tasks' CPU work needs.
 pub(super) fn open_source(config: &RunConfig, stores: Option<&Stores>, source: &str) -> Opened {
+    if let Some(why) = config.not_walked.get(source) {
+        return Err(Unreadable::from(InputError::Unreadable(why.clone()).at(0)));
+    }
     Location::parse(source)
         .map_err(|e| Unreadable::from(&e))
         .and_then(|input| open_location(&input, stores, &config.read))
@@ -301,20 +296,6 @@ fn build_chunk(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn crawls_in_paths() {
-        assert_eq!(
-            crawl_in_path("s3://commoncrawl/crawl-data/CC-MAIN-2024-10/segments/x/robotstxt/CC-MAIN-20240220211055-00001.warc.gz").as_deref(),
-            Some("CC-MAIN-2024-10")
-        );
-        assert_eq!(
-            crawl_in_path("data/CC-MAIN-20240220211055-00001.warc.gz"),
-            None
-        );
-        assert_eq!(crawl_in_path("CC-MAIN-2024-1"), None);
-        assert_eq!(crawl_in_path("robots.csv"), None);
-    }
 
     #[test]
     fn many_questions_shrink_chunks() {

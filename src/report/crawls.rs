@@ -78,7 +78,7 @@ impl Crawls {
         }
         self.crawls
             .iter()
-            .filter(|c| crate::pipeline::crawl_in_path(c).as_deref() != Some(c.as_str()))
+            .filter(|c| !crate::census::crawl::is_crawl_id(c))
             .map(String::as_str)
             .collect()
     }
