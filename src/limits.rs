@@ -216,49 +216,38 @@ pub const STEP_BUILDER_ROOM_BYTES: usize = 16 << 20;
 pub const MAX_REDIRECT_HOPS: u32 = 5;
 
 /// What one capture of a crawl costs the sites step at its peak, as planned: a crawl
-/// of more captures than `--memory-limit` / this is decided in passes. Measured (heaptrack,
-/// one pass of 1M generated captures): a 224 MB heap peak, 297 MiB RSS; the rest is
-/// room for the allocator, the redirect targets a pass holds and the batch in flight.
-pub const SITES_BYTES_PER_CAPTURE: usize = 512;
+/// of more captures than `--memory-limit` (less [`SITES_RESERVE`]) / this is spilled to
+/// that many buckets on disk and decided a bucket at a time. A capture is 88 bytes of
+/// fields, its site name, URL and one byte per agent; deciding adds its place in the
+/// sorted starts and the decided site it may become. BENCHMARKS.md, "The sites step",
+/// gives the measured bytes per capture this covers.
+pub const SITES_BYTES_PER_CAPTURE: usize = 320;
 
-/// What one row of the `sites` table costs the changes step at its peak, as planned
-/// (a site and its blocks per agent): two crawls whose rows, with their rule lines
-/// ([`CHANGES_BYTES_PER_RULES_ROW`]), need more than `--memory-limit` less
-/// [`CHANGES_RESERVE`] are compared in passes. On the bench's 2x250,000 sites (14.5M
-/// sites rows, 5.3M rules rows) one pass peaked at 640 MiB, about 600 of it in these
-/// two terms: the constants plan about 1.5x that, room for longer real-world lines.
-pub const CHANGES_BYTES_PER_SITES_ROW: usize = 16;
+/// The most buckets a crawl is spilled to (each an open file while the crawl is read).
+pub const SITES_MAX_BUCKETS: usize = 4096;
+
+/// Decided sites per piece of a bucket's sorted run: what the merge that writes a
+/// crawl's partition holds of each bucket at once.
+pub const SITES_RUN_PIECE: usize = 4096;
+
+/// What one site of a comparison costs the changes step, as planned (its change rows
+/// and its line request, held until its lines are read): comparisons of more sites than
+/// `--memory-limit` (less [`CHANGES_RESERVE`]) / this spill them by site ranges.
+pub const CHANGES_BYTES_PER_SITE: u64 = 96;
 
 /// What one row of a crawl's `groups`, `rules` and `sitemaps` costs the changes step
-/// at its peak, as planned (the rule lines and sitemaps of deciding captures).
-pub const CHANGES_BYTES_PER_RULES_ROW: usize = 128;
+/// at its peak, as planned (a line of a compared capture, joined to its site): more
+/// rows than the limit allows are spilled by doc_id.
+pub const CHANGES_BYTES_PER_LINE: u64 = 128;
 
-/// What the changes step holds whatever its passes (the program, the open row group of
-/// the file written, read buffers): 55 MiB at 863 passes of the bench comparison. Under
-/// twice this, the limit is halved for the passes instead, and the step holds about this.
-pub const CHANGES_RESERVE: usize = 64 << 20;
+/// What the changes step holds besides what it plans (the program, the open row group
+/// of the file written, the sites row groups being decoded, read buffers).
+pub const CHANGES_RESERVE: usize = 128 << 20;
 
-/// What the sites step holds whatever its passes when it decides a crawl in several
-/// (the program, the batch being built and the one being written, the open row group of
-/// the sites file, read buffers): each pass plans with `--memory-limit` less this and
-/// the crawl's redirect graph. Measured: see BENCHMARKS.md, "The sites step within its
-/// limit".
-pub const SITES_RESERVE: usize = 64 << 20;
-
-/// Site names sampled per pass to place the passes' name boundaries (more: passes of
-/// more even sizes, a larger sample held while planning: a few MB at 4,096 per pass).
-/// 256 made the largest of 6 passes over 10M captures 11% larger than their mean;
-/// 4,096 took 3% off that crawl's peak RSS (BENCHMARKS.md, 2026-12-06).
-pub const SITES_SAMPLE_PER_PASS: usize = 4096;
-
-/// The size above which the sites step's allocations, when a crawl is decided in
-/// passes, are mapped on their own (glibc's `M_MMAP_THRESHOLD`) and so handed back to
-/// the system when freed. glibc's own threshold starts at 128 KiB and rises after each
-/// large free, up to 32 MiB. Measured on 10M captures in 6 passes (one run each): 1 MiB
-/// took twice the system time of 4 or 16 MiB (26 s against 13-14 s); 4 and 16 MiB
-/// peaked at 373 and 394 MB, within this VM's run-to-run spread (BENCHMARKS.md, "The
-/// sites step's passes and glibc's heap"). The larger keeps more small buffers on the heap.
-pub const SITES_MMAP_THRESHOLD: usize = 16 << 20;
+/// What the sites step holds besides its captures (the program, the batch being built
+/// and the open row group of the sites file, read buffers, the redirect edges): a
+/// crawl's buckets plan with `--memory-limit` less this.
+pub const SITES_RESERVE: usize = 128 << 20;
 
 /// Part size of a multipart upload when a task's part is published to S3 (and the
 /// largest part sent in one PUT): S3 takes parts of 5 MiB to 5 GiB, at most 10,000 of

@@ -42,6 +42,12 @@ impl Progress {
             .set_message(format!("{docs} docs, {:.0} docs/s", docs as f64 / secs));
     }
 
+    /// A warning on stderr (shown with --quiet too), printed above the bar.
+    pub fn warn(&self, text: &str) {
+        self.bar
+            .suspend(|| eprintln!("robots-census: warning: {text}"));
+    }
+
     pub fn finish(&self) {
         self.bar.finish_and_clear();
     }

@@ -1,6 +1,8 @@
 //! `robots-census status <OUT>`: which tasks of a dataset are done, the totals of
 //! their manifests, and `<OUT>/_SUCCESS` once every task is. What a distributed
-//! engine's driver runs after its tasks (see `spark/` and `deploy/`).
+//! engine's driver runs after its tasks (see `spark/` and `deploy/`). With `--step
+//! sites` or `--step changes`: which crawls (pairs of crawls) the step has decided from
+//! this state of the dataset, and `<OUT>/<table>/_SUCCESS` once every one is.
 
 use std::collections::BTreeMap;
 
@@ -29,7 +31,7 @@ pub struct Status {
     pub rows: BTreeMap<String, u64>,
     pub fingerprint: String,
     /// The state of the run's tables ([`DatasetState::stamp`]) that a derived table
-    /// made now records: what the Spark SQL step writes in `<table>/_state.json`.
+    /// made now records.
     pub dataset_state: String,
 }
 
@@ -44,11 +46,10 @@ pub fn dataset_status(out: &OutTarget) -> Result<Status, String> {
         ..Default::default()
     };
     let mut seen = vec![false; meta.tasks];
-    let manifests: Vec<TaskManifest> = out
-        .manifest_names()?
-        .iter()
-        .filter_map(|task| out.read_manifest(task))
-        .collect();
+    let mut manifests: Vec<TaskManifest> = Vec::new();
+    for task in out.manifest_names()? {
+        manifests.extend(out.read_manifest(&task)?);
+    }
     for manifest in &manifests {
         if manifest.fingerprint != meta.fingerprint || manifest.index >= meta.tasks {
             continue;
@@ -120,4 +121,146 @@ impl Status {
         // A struct of numbers, strings and string-keyed maps always serializes.
         serde_json::to_string_pretty(self).unwrap_or_default()
     }
+}
+
+/// The steps after the run whose completion `status --step` reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Step {
+    /// Every crawl of the documents table has its partition of the sites table.
+    Sites,
+    /// Every crawl of the sites table is compared with the next (`changes --consecutive`).
+    Changes,
+}
+
+/// What a step after the run has done, and the contents of `<OUT>/<table>/_SUCCESS`.
+#[derive(Debug, Default, Serialize)]
+pub struct StepStatus {
+    pub step: String,
+    /// The crawls (`sites`) or pairs `A -> B` (`changes`) the step must decide.
+    pub wanted: Vec<String>,
+    /// Those without a part made from this state of the dataset.
+    pub missing: Vec<String>,
+    /// The run's tasks are all done too (the step read the whole census).
+    pub run_complete: bool,
+    pub complete: bool,
+    pub dataset_state: String,
+}
+
+/// What `step` has decided of the dataset at `out`.
+pub fn step_status(out: &OutTarget, step: Step) -> Result<StepStatus, String> {
+    use crate::output::catalog::{Catalog, Entry};
+    use crate::output::Table;
+    let run = dataset_status(out)?;
+    let catalog = Catalog::open(out).map_err(|e| e.to_string())?;
+    let crawls_of = |table: Table| -> std::collections::BTreeSet<String> {
+        catalog
+            .parts(table)
+            .iter()
+            .map(|p| p.crawl.clone())
+            .collect()
+    };
+    let fresh = |table: Table| matches!(catalog.entry(table), Entry::Present(_));
+    let (name, wanted, have): (&str, Vec<String>, std::collections::BTreeSet<String>) = match step {
+        Step::Sites => {
+            let have = if fresh(Table::Sites) {
+                crawls_of(Table::Sites)
+            } else {
+                Default::default()
+            };
+            (
+                "sites",
+                crawls_of(Table::Documents).into_iter().collect(),
+                have,
+            )
+        }
+        Step::Changes => {
+            let crawls: Vec<String> = if fresh(Table::Sites) {
+                crawls_of(Table::Sites).into_iter().collect()
+            } else {
+                Vec::new()
+            };
+            let pairs = crawls
+                .windows(2)
+                .map(|w| format!("{} -> {}", w[0], w[1]))
+                .collect();
+            let have = if fresh(Table::Changes) {
+                catalog
+                    .parts(Table::Changes)
+                    .iter()
+                    .filter_map(|p| changes_pair(&p.rel, &crawls))
+                    .collect()
+            } else {
+                Default::default()
+            };
+            ("changes", pairs, have)
+        }
+    };
+    let missing: Vec<String> = wanted
+        .iter()
+        .filter(|w| !have.contains(*w))
+        .cloned()
+        .collect();
+    Ok(StepStatus {
+        step: name.to_owned(),
+        complete: run.complete && missing.is_empty() && !wanted.is_empty(),
+        run_complete: run.complete,
+        wanted,
+        missing,
+        dataset_state: run.dataset_state,
+    })
+}
+
+/// The pair `A -> B` of the changes part `rel`
+/// (`changes/from_crawl=<A>/to_crawl=<B>/part-0.parquet`), its crawls among `crawls`.
+fn changes_pair(rel: &str, crawls: &[String]) -> Option<String> {
+    let value = |key: &str| rel.split('/').find_map(|p| p.strip_prefix(key));
+    let name = |v: &str| {
+        crawls
+            .iter()
+            .find(|c| dataset::partition_value(c) == v)
+            .cloned()
+    };
+    Some(format!(
+        "{} -> {}",
+        name(value("from_crawl=")?)?,
+        name(value("to_crawl=")?)?
+    ))
+}
+
+/// The step's report as text.
+pub fn render_step(status: &StepStatus) -> String {
+    let mut text = format!(
+        "{}: {} of {} {} done{}\n",
+        status.step,
+        status.wanted.len() - status.missing.len(),
+        status.wanted.len(),
+        if status.step == "sites" {
+            "crawls"
+        } else {
+            "pairs of consecutive crawls"
+        },
+        if status.run_complete {
+            ""
+        } else {
+            " (the run is not complete)"
+        }
+    );
+    if !status.missing.is_empty() {
+        text += &format!("missing: {}\n", status.missing.join(", "));
+    }
+    text
+}
+
+/// Writes `<OUT>/<table>/_SUCCESS` (the report as JSON) once the step is complete.
+pub fn mark_step_complete(out: &OutTarget, status: &StepStatus) -> Result<(), String> {
+    if !status.complete {
+        return Err(format!("{out}: the {} step is not complete", status.step));
+    }
+    crate::output::views::write(out).map_err(|e| e.to_string())?;
+    let json = serde_json::to_string_pretty(status).unwrap_or_default();
+    out.write_file(
+        &format!("{}/{}", status.step, dataset::SUCCESS_FILE),
+        json.as_bytes(),
+    )
+    .map_err(|e| e.to_string())
 }

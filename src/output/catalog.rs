@@ -7,37 +7,25 @@
 //!   finished tasks of this dataset (same fingerprint as `_dataset.json`). A part on
 //!   disk that no manifest lists (a task still running, or killed) is not read.
 //! - A derived table (`sites`, `ranks`, `changes`) records the [`DatasetState`] it was
-//!   made from (the settings fingerprint and the finished tasks) for every file: in the
-//!   file's Parquet key-value metadata under [`STATE_KEY`] (what robots-census writes),
-//!   or in the table directory's [`STATE_FILE`], which lists the files it vouches for
-//!   (what an engine that cannot set a footer's metadata writes: the Spark SQL step of
-//!   `spark/robots_census_spark.py`). A derived table made before `run --overwrite` or
-//!   `--resume` changed the run's tables is stale, and is refused by name with the
-//!   command that makes it again; so is a file neither records.
+//!   made from (the settings fingerprint and the finished tasks) in every file's
+//!   Parquet key-value metadata under [`STATE_KEY`]. A derived table made before
+//!   `run --overwrite` or `--resume` changed the run's tables is stale, and is refused
+//!   by name with the command that makes it again; so is a file that records none.
+//! - A task manifest that exists but cannot be read is an error naming it, never a
+//!   smaller census.
 
 use std::collections::BTreeMap;
-use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use super::dataset::{self, DatasetMeta, FORMAT_VERSION};
-use super::read::part_files;
 use super::{OutTarget, Table};
 
 /// The Parquet key-value metadata key of a derived table's [`DatasetState`].
 pub const STATE_KEY: &str = "robots_census.dataset_state";
 
-/// A derived table directory's record of the state its files were made from:
-/// `{"dataset_state": "<stamp>", "files": ["<path relative to the directory>", ...]}`.
-pub const STATE_FILE: &str = "_state.json";
-
-/// The contents of [`STATE_FILE`].
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
-pub struct StateFile {
-    /// [`DatasetState::stamp`] of the dataset the files were made from.
-    pub dataset_state: String,
-    /// The files made from it, relative to the table's directory, `/`-separated.
-    pub files: Vec<String>,
-}
+/// The Parquet key-value metadata key of the crawl a derived file holds (a partition
+/// of `sites`).
+pub const CRAWL_KEY: &str = "robots_census.crawl";
 
 /// Why a dataset cannot be read.
 #[derive(Debug, thiserror::Error)]
@@ -46,6 +34,9 @@ pub enum CatalogError {
     NotADataset(String),
     #[error("{out} was written by another version of robots-census (format {found}, this one reads {FORMAT_VERSION}): run it again with --overwrite")]
     OtherVersion { out: String, found: u32 },
+    /// A task's manifest exists but cannot be read: its rows would silently go missing.
+    #[error("{0} (reading the dataset without it would drop that task's rows: restore the file, or remove it and run the same command with --resume to redo the task)")]
+    Manifest(String),
     #[error("cannot read the dataset {out}: {detail}")]
     Unreadable { out: String, detail: String },
 }
@@ -104,6 +95,17 @@ pub enum Entry {
     Stale(String),
 }
 
+/// One part file of a run table, as its task's manifest lists it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Part {
+    /// Where it is: under the dataset's directory, or its `s3://` URL.
+    pub path: PathBuf,
+    /// Relative to the dataset root, `/`-separated.
+    pub rel: String,
+    pub crawl: String,
+    pub rows: u64,
+}
+
 /// The tables of one dataset, by name.
 #[derive(Debug, Clone)]
 pub struct Catalog {
@@ -114,6 +116,8 @@ pub struct Catalog {
     pub meta: DatasetMeta,
     pub state: DatasetState,
     tables: BTreeMap<&'static str, Entry>,
+    /// The part files of each run table, in path order.
+    parts: BTreeMap<&'static str, Vec<Part>>,
 }
 
 impl Catalog {
@@ -137,11 +141,11 @@ impl Catalog {
         }
         let mut names = out.manifest_names().map_err(unreadable)?;
         names.sort();
-        let manifests: Vec<dataset::TaskManifest> = names
-            .iter()
-            .filter_map(|task| out.read_manifest(task))
-            .filter(|m| DatasetState::counts(&meta, m))
-            .collect();
+        let mut manifests: Vec<dataset::TaskManifest> = Vec::new();
+        for task in &names {
+            let manifest = out.read_manifest(task).map_err(CatalogError::Manifest)?;
+            manifests.extend(manifest.filter(|m| DatasetState::counts(&meta, m)));
+        }
         let state = DatasetState::of(&meta, &manifests);
         let written: Vec<&str> = meta
             .settings
@@ -157,17 +161,25 @@ impl Catalog {
             OutTarget::S3 { .. } => None,
         };
         let mut tables = BTreeMap::new();
+        let mut all_parts = BTreeMap::new();
         for table in Table::ALL {
-            let mut files: Vec<PathBuf> = manifests
+            let mut parts: Vec<Part> = manifests
                 .iter()
                 .flat_map(|m| &m.files)
                 .filter(|f| f.table == table.name())
-                .map(|f| match &local {
-                    Some(dir) => dir.join(&f.path),
-                    None => PathBuf::from(format!("{root}/{}", f.path)),
+                .map(|f| Part {
+                    path: match &local {
+                        Some(dir) => dir.join(&f.path),
+                        None => PathBuf::from(format!("{root}/{}", f.path)),
+                    },
+                    rel: f.path.clone(),
+                    crawl: f.crawl.clone(),
+                    rows: f.rows,
                 })
                 .collect();
-            files.sort();
+            parts.sort_by(|a, b| a.path.cmp(&b.path));
+            let files: Vec<PathBuf> = parts.iter().map(|p| p.path.clone()).collect();
+            all_parts.insert(table.name(), parts);
             let entry = if !files.is_empty() || written.contains(&table.name()) {
                 Entry::Present(files)
             } else {
@@ -180,14 +192,9 @@ impl Catalog {
             tables.insert(table.name(), entry);
         }
         for table in Table::DERIVED {
-            let entry = match &local {
-                Some(dir) => derived(dir, table, &state, &root)?,
-                None => Entry::Absent(format!(
-                    "table {} is only read from a local dataset",
-                    table.name()
-                )),
-            };
+            let (entry, parts) = derived(out, local.as_deref(), table, &state, &root)?;
             tables.insert(table.name(), entry);
+            all_parts.insert(table.name(), parts);
         }
         Ok(Catalog {
             root,
@@ -195,6 +202,7 @@ impl Catalog {
             meta,
             state,
             tables,
+            parts: all_parts,
         })
     }
 
@@ -208,6 +216,12 @@ impl Catalog {
         // Every table has an entry (`open` inserts them all).
         static NONE: Entry = Entry::Present(Vec::new());
         self.tables.get(table.name()).unwrap_or(&NONE)
+    }
+
+    /// The part files of `table`: of a run table as the manifests of finished tasks
+    /// list them; of a derived table as their footers say (none when it is stale).
+    pub fn parts(&self, table: Table) -> &[Part] {
+        self.parts.get(table.name()).map_or(&[], Vec::as_slice)
     }
 
     /// The files of `table`, or why it cannot be read (absent or stale).
@@ -238,79 +252,120 @@ fn made_by(table: Table, root: &str) -> String {
 }
 
 /// A derived table's entry: its files when every one was made from `state`.
+/// A derived table's entry (its files when every one was made from `state`), and its
+/// parts, each file's crawl and rows read from its footer.
 fn derived(
-    dir: &Path,
+    out: &OutTarget,
+    local: Option<&Path>,
     table: Table,
     state: &DatasetState,
     root: &str,
-) -> Result<Entry, CatalogError> {
+) -> Result<(Entry, Vec<Part>), CatalogError> {
     let unreadable = |detail: String| CatalogError::Unreadable {
         out: root.to_owned(),
         detail,
     };
-    let files = part_files(&dir.join(table.name())).map_err(|e| unreadable(e.to_string()))?;
+    let rels: Vec<String> = out
+        .files_under(table.name())
+        .map_err(unreadable)?
+        .into_iter()
+        .filter(|rel| rel.ends_with(".parquet"))
+        // Hidden names are temporaries being written.
+        .filter(|rel| !rel.rsplit('/').next().unwrap_or_default().starts_with('.'))
+        .collect();
+    let files: Vec<PathBuf> = rels
+        .iter()
+        .map(|rel| match local {
+            Some(dir) => dir.join(rel),
+            None => PathBuf::from(format!("{root}/{rel}")),
+        })
+        .collect();
     if files.is_empty() {
-        return Ok(Entry::Absent(format!(
-            "{root} has no {} table: {}",
-            table.name(),
-            made_by(table, root)
-        )));
+        return Ok((
+            Entry::Absent(format!(
+                "{root} has no {} table: {}",
+                table.name(),
+                made_by(table, root)
+            )),
+            Vec::new(),
+        ));
     }
     let stamp = state.stamp();
-    let table_dir = dir.join(table.name());
-    let vouched = state_file(&table_dir).map_err(unreadable)?;
-    let listed: std::collections::HashSet<&str> = vouched
-        .iter()
-        .flat_map(|v| v.files.iter().map(String::as_str))
-        .collect();
-    for file in &files {
-        let is_listed = file.strip_prefix(&table_dir).is_ok_and(|rel| {
-            listed.contains(
-                rel.to_string_lossy()
-                    .replace(std::path::MAIN_SEPARATOR, "/")
-                    .as_str(),
-            )
-        });
-        let made_from = match &vouched {
-            Some(v) if is_listed => Some(v.dataset_state.clone()),
-            _ => file_state(file).map_err(unreadable)?,
-        };
+    let mut parts = Vec::with_capacity(files.len());
+    for (file, rel) in files.iter().zip(&rels) {
+        let footer = footer_of(out, file).map_err(unreadable)?;
+        let made_from = footer.value(STATE_KEY);
         if made_from.as_deref() != Some(stamp.as_str()) {
             let from = made_from.map_or_else(
                 || "an older robots-census that did not record it".to_owned(),
                 |s| format!("dataset state {s}"),
             );
-            return Ok(Entry::Stale(format!(
+            return Ok((Entry::Stale(format!(
                 "{} was made from {from}, but {root} is now {stamp} (run again, resumed or overwritten since): {} again",
                 file.display(),
                 made_by(table, root)
-            )));
+            )), Vec::new()));
         }
+        parts.push(Part {
+            path: file.clone(),
+            rel: rel.clone(),
+            crawl: footer.value(CRAWL_KEY).unwrap_or_default(),
+            rows: footer.rows,
+        });
     }
-    Ok(Entry::Present(files))
+    Ok((Entry::Present(files), parts))
 }
 
-/// The [`STATE_FILE`] of a derived table's directory, if there is one.
-fn state_file(table_dir: &Path) -> Result<Option<StateFile>, String> {
-    let path = table_dir.join(STATE_FILE);
-    match std::fs::read(&path) {
-        Ok(bytes) => serde_json::from_slice(&bytes)
-            .map(Some)
-            .map_err(|e| format!("{}: {e}", path.display())),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(format!("{}: {e}", path.display())),
+/// What the steps read of a derived file's footer: its key-value metadata and rows.
+struct Footer {
+    values: Vec<(String, Option<String>)>,
+    rows: u64,
+}
+
+impl Footer {
+    fn value(&self, key: &str) -> Option<String> {
+        self.values
+            .iter()
+            .find(|(k, _)| k == key)
+            .and_then(|(_, v)| v.clone())
     }
 }
 
-/// The [`STATE_KEY`] value of a Parquet file's footer, if any.
-fn file_state(path: &Path) -> Result<Option<String>, String> {
-    use parquet::file::reader::{FileReader, SerializedFileReader};
-    let file = File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let reader = SerializedFileReader::new(file).map_err(|e| format!("{}: {e}", path.display()))?;
-    Ok(reader
-        .metadata()
-        .file_metadata()
-        .key_value_metadata()
-        .and_then(|kv| kv.iter().find(|kv| kv.key == STATE_KEY))
-        .and_then(|kv| kv.value.clone()))
+/// A Parquet file's footer: the footer alone is read (two ranges of an object on S3).
+fn footer_of(out: &OutTarget, path: &Path) -> Result<Footer, String> {
+    let name = || path.display().to_string();
+    let size = out.file_size(path).map_err(|e| e.to_string())?;
+    if size < 12 {
+        return Err(format!("{}: not a Parquet file ({size} bytes)", name()));
+    }
+    let tail = out
+        .read_range(path, size - 8..size)
+        .map_err(|e| e.to_string())?;
+    if tail.get(4..) != Some(b"PAR1".as_slice()) {
+        return Err(format!(
+            "{}: not a Parquet file (no PAR1 at its end)",
+            name()
+        ));
+    }
+    let footer = u64::from(u32::from_le_bytes([tail[0], tail[1], tail[2], tail[3]]));
+    let start = (size - 8)
+        .checked_sub(footer)
+        .ok_or_else(|| format!("{}: a footer longer than the file", name()))?;
+    let bytes = out
+        .read_range(path, start..size - 8)
+        .map_err(|e| e.to_string())?;
+    let meta = parquet::file::metadata::ParquetMetaDataReader::decode_metadata(&bytes)
+        .map_err(|e| format!("{}: {e}", name()))?;
+    let file = meta.file_metadata();
+    Ok(Footer {
+        values: file
+            .key_value_metadata()
+            .map(|kv| {
+                kv.iter()
+                    .map(|kv| (kv.key.clone(), kv.value.clone()))
+                    .collect()
+            })
+            .unwrap_or_default(),
+        rows: u64::try_from(file.num_rows()).unwrap_or(0),
+    })
 }

@@ -196,10 +196,15 @@ impl TaskManifest {
     }
 }
 
-/// The Hive partition directory of a crawl: `crawl=<value>`, with characters that
-/// are unsafe in a path replaced (the value itself stays intact in the `crawl` column).
+/// The Hive partition directory of a crawl: `crawl=<value>` (see [`partition_value`]).
 pub fn partition_dir(crawl: &str) -> String {
-    let safe: String = crawl
+    format!("crawl={}", partition_value(crawl))
+}
+
+/// A crawl as the value of a partition directory: characters that are unsafe in a
+/// path replaced (the value itself stays intact in the `crawl` column).
+pub fn partition_value(crawl: &str) -> String {
+    crawl
         .chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_') {
@@ -208,8 +213,7 @@ pub fn partition_dir(crawl: &str) -> String {
                 '_'
             }
         })
-        .collect();
-    format!("crawl={safe}")
+        .collect()
 }
 
 /// Where a task's part of `table` for `crawl` lives, relative to the dataset root.
@@ -352,10 +356,21 @@ pub fn sync_dir(dir: &Path) -> Result<(), OutputError> {
         .map_err(io_err(dir))
 }
 
-/// Reads a finished task's manifest; `None` when missing or unreadable (not done).
-pub fn read_manifest(out: &Path, task: &str) -> Option<TaskManifest> {
-    let bytes = fs::read(manifest_path(out, task)).ok()?;
-    serde_json::from_slice(&bytes).ok()
+/// Reads a finished task's manifest: `None` when there is none (the task is not done);
+/// an error naming the file when it exists but cannot be read or is not a manifest
+/// (a reader that skipped it would count a smaller census, with nothing said).
+pub fn read_manifest(out: &Path, task: &str) -> Result<Option<TaskManifest>, String> {
+    let path = manifest_path(out, task);
+    match fs::read(&path) {
+        Ok(bytes) => parse_manifest(&path.display().to_string(), &bytes).map(Some),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(format!("task manifest {}: {e}", path.display())),
+    }
+}
+
+/// A manifest's bytes as read from `name` (a path or URL, for the error).
+pub fn parse_manifest(name: &str, bytes: &[u8]) -> Result<TaskManifest, String> {
+    serde_json::from_slice(bytes).map_err(|e| format!("task manifest {name}: not a manifest: {e}"))
 }
 
 /// Reads `<out>/_dataset.json`, if any.
@@ -370,27 +385,57 @@ pub fn read_meta(out: &Path) -> Result<Option<DatasetMeta>, String> {
     }
 }
 
-/// Removes temporary files left by processes of this machine that no longer run
-/// (a killed run), and those of other machines older than [`FOREIGN_TEMP_MAX_AGE`].
-/// Temporaries of live processes (another shard, a speculative duplicate, a run on
-/// another machine sharing the file system) are left alone. Returns how many were
-/// removed.
+/// Removes the temporaries left by processes of this machine that no longer run (a
+/// killed run or step): part files and manifests being written, a derived table's file,
+/// a step's spill directory; and those of other machines older than
+/// [`FOREIGN_TEMP_MAX_AGE`]. Temporaries of live processes (another shard, a
+/// speculative duplicate, a step on another machine sharing the file system) are left
+/// alone. Returns how many were removed.
 pub fn remove_leftovers(out: &Path) -> std::io::Result<usize> {
-    let mut removed = 0;
     let dirs = Table::ALL
         .iter()
+        .chain(Table::DERIVED.iter())
         .map(|t| out.join(t.name()))
-        .chain([out.join(MANIFEST_DIR), out.to_owned()]);
+        .chain([out.join(MANIFEST_DIR)]);
+    let mut found: Vec<(PathBuf, bool)> = Vec::new();
     for dir in dirs {
+        // A table's files are at most three levels down (changes/from_crawl=/to_crawl=/).
         for entry in walkdir::WalkDir::new(&dir)
-            .max_depth(2)
+            .max_depth(3)
             .into_iter()
             .flatten()
         {
-            if entry.file_type().is_file() && temp_abandoned(entry.path()) {
-                fs::remove_file(entry.path())?;
-                removed += 1;
+            if temp_abandoned(entry.path()) {
+                found.push((entry.path().to_owned(), entry.file_type().is_dir()));
             }
+        }
+    }
+    // The dataset's own level: `_dataset.json` and `_views.sql` being written, and the
+    // steps' spill directories.
+    let top = match fs::read_dir(out) {
+        Ok(top) => top,
+        // Nothing written yet (a shard may prepare before any other made the directory).
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
+        Err(e) => return Err(e),
+    };
+    for entry in top.flatten() {
+        if temp_abandoned(&entry.path()) {
+            let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
+            found.push((entry.path(), is_dir));
+        }
+    }
+    let mut removed = 0;
+    for (path, is_dir) in found {
+        let gone = if is_dir {
+            fs::remove_dir_all(&path)
+        } else {
+            fs::remove_file(&path)
+        };
+        match gone {
+            Ok(()) => removed += 1,
+            // Collected by another process between the walk and here.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(e),
         }
     }
     Ok(removed)

@@ -8,6 +8,7 @@
 
 pub mod catalog;
 pub mod dataset;
+pub mod derived;
 pub mod ids;
 pub mod read;
 pub mod rows;
@@ -88,13 +89,24 @@ pub(crate) fn properties(table: Table) -> WriterProperties {
 }
 
 /// Writer properties of a derived table (`sites`, `ranks`, `changes`): those of
-/// [`properties`], and the state of the dataset it was made from (see [`catalog`]).
-pub(crate) fn derived_properties(table: Table, state: &catalog::DatasetState) -> WriterProperties {
+/// [`properties`], the state of the dataset it was made from (see [`catalog`]) and, for
+/// a file of one crawl (a partition of `sites`), the crawl, so a reader names a file's
+/// crawl from its footer.
+pub(crate) fn derived_properties(
+    table: Table,
+    state: &catalog::DatasetState,
+    crawl: Option<&str>,
+) -> WriterProperties {
+    use parquet::file::metadata::KeyValue;
+    let mut metadata = vec![KeyValue::new(catalog::STATE_KEY.to_owned(), state.stamp())];
+    if let Some(crawl) = crawl {
+        metadata.push(KeyValue::new(
+            catalog::CRAWL_KEY.to_owned(),
+            crawl.to_owned(),
+        ));
+    }
     properties_builder(table)
-        .set_key_value_metadata(Some(vec![parquet::file::metadata::KeyValue::new(
-            catalog::STATE_KEY.to_owned(),
-            state.stamp(),
-        )]))
+        .set_key_value_metadata(Some(metadata))
         .build()
 }
 

@@ -211,7 +211,7 @@ table! {
         root_allowed: Bool nullable => "robots.cc allows '/' for the agent; null when the body was not parsed (no_robots, unreachable, redirect, revisit).",
         n_allow: Int32 required => "Non-empty allow rules that apply to the agent.",
         n_disallow: Int32 required => "Non-empty disallow rules that apply to the agent.",
-        classification: Utf8 required => "full_disallow, partial_disallow, allowed, no_robots (4xx but 429), unreachable (5xx and 429: disallow all as Google reads them; RFC 9309 2.3.1.3 counts 429 as a 4xx), redirect (3xx) or unknown (revisit, no status).",
+        classification: Utf8 required => "full_disallow, partial_disallow, allowed, no_robots (4xx but 429), unreachable (5xx, 429, and any code outside 2xx-5xx, an invalid response: disallow all as Google reads them; RFC 9309 2.3.1.3 counts 429 as a 4xx), redirect (3xx) or unknown (a revisit, or a status that does not parse). The same meaning as sites --status-semantics google.",
         // Not `distinct`: one document's host on each of its agents' rows, so the
         // dictionary's indices come in runs (agents file 8% smaller, same instructions).
         host: Utf8 nullable => "URL host of the document, as documents.host (so this table can be used alone).",
@@ -249,6 +249,7 @@ table! {
         root_allowed: Bool nullable => "robots.cc allows '/' for the agent on the deciding capture; null when it is not a success.",
         cc_class: Utf8 nullable => "agents.cc_class of the deciding capture; null when it is not a success.",
         named: Bool required => "A group of the deciding capture names the agent (false when it is not a success).",
+        block: Utf8 nullable => "How the deciding capture restricts the agent when it is a robots.txt file (status class Robots.txt with rules or no rules): full ('/' disallowed), partial ('/' allowed, some probed path disallowed: google_class partial) or none; null when the deciding capture is not a robots.txt file. The one definition changes, the queries and the report read.",
         doc_id: Uuid nullable => "documents.doc_id of the deciding capture (after redirects); null without a capture.",
         url: Utf8 nullable runs => "URL of the deciding capture.",
         start_url: Utf8 nullable runs => "The site's robots.txt URL whose redirect chain led to the deciding capture.",

@@ -153,13 +153,20 @@ impl OutTarget {
         }
     }
 
-    /// A finished task's manifest; `None` when missing or unreadable (not done).
-    pub fn read_manifest(&self, task: &str) -> Option<TaskManifest> {
+    /// A finished task's manifest; `None` when there is none (the task is not done),
+    /// an error naming the file when it cannot be read or parsed.
+    pub fn read_manifest(&self, task: &str) -> Result<Option<TaskManifest>, String> {
         match self {
             OutTarget::Local(dir) => dataset::read_manifest(dir, task),
             OutTarget::S3 { .. } => {
-                let bytes = self.read_file(&manifest_rel(task)).ok()??;
-                serde_json::from_slice(&bytes).ok()
+                let rel = manifest_rel(task);
+                match self.read_file(&rel) {
+                    Ok(Some(bytes)) => {
+                        dataset::parse_manifest(&format!("{self}/{rel}"), &bytes).map(Some)
+                    }
+                    Ok(None) => Ok(None),
+                    Err(e) => Err(format!("task manifest {e}")),
+                }
             }
         }
     }
@@ -383,6 +390,130 @@ impl OutTarget {
             }
             if dataset::temp_abandoned(&entry.path()) {
                 let _ = std::fs::remove_dir_all(entry.path());
+            }
+        }
+    }
+}
+
+/// What the steps after the run (`sites`, `changes`) need of a dataset wherever it is:
+/// its parts as local files, its derived files listed, replaced and removed.
+impl OutTarget {
+    /// The dataset's files under `rel_dir` (a table's directory, `/`-separated),
+    /// relative to the dataset root, sorted; none when there are none.
+    pub fn files_under(&self, rel_dir: &str) -> Result<Vec<String>, String> {
+        match self {
+            OutTarget::Local(dir) => {
+                let base = dir.join(rel_dir);
+                if !base.is_dir() {
+                    return Ok(Vec::new());
+                }
+                let mut found = Vec::new();
+                for entry in walkdir::WalkDir::new(&base) {
+                    let entry = entry.map_err(|e| e.to_string())?;
+                    if entry.file_type().is_file() {
+                        let rel = entry.path().strip_prefix(dir).map_err(|e| e.to_string())?;
+                        found.push(
+                            rel.to_string_lossy()
+                                .replace(std::path::MAIN_SEPARATOR, "/"),
+                        );
+                    }
+                }
+                found.sort();
+                Ok(found)
+            }
+            OutTarget::S3 { root, .. } => {
+                let prefix = format!("{}/", rel_dir.trim_end_matches('/'));
+                Ok(self
+                    .s3_objects(root)?
+                    .into_iter()
+                    .filter(|rel| rel.starts_with(&prefix))
+                    .collect())
+            }
+        }
+    }
+
+    /// Removes the dataset's files `rels` (relative to the root; one that is not there
+    /// is no error); locally, the directories they leave empty too.
+    pub fn remove_files(&self, rels: &[String]) -> Result<(), String> {
+        for rel in rels {
+            match self {
+                OutTarget::Local(dir) => {
+                    let path = dir.join(rel);
+                    match std::fs::remove_file(&path) {
+                        Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+                        other => other.map_err(|e| format!("{}: {e}", path.display()))?,
+                    }
+                    let mut parent = path.parent();
+                    while let Some(p) = parent.filter(|p| p.starts_with(dir) && *p != dir.as_path())
+                    {
+                        // Not empty: it stays (and so do its parents).
+                        if std::fs::remove_dir(p).is_err() {
+                            break;
+                        }
+                        parent = p.parent();
+                    }
+                }
+                OutTarget::S3 { root, stores, .. } => stores
+                    .delete(&Self::object(root, rel))
+                    .map_err(|e| e.to_string())?,
+            }
+        }
+        Ok(())
+    }
+
+    /// A file of the dataset as the catalog names it (a path under a local dataset, or
+    /// an object's `s3://` URL) as a local file to read: itself, or its copy downloaded
+    /// under `stage` (the caller removes it when done). Returns the path and whether it
+    /// is a copy.
+    pub fn fetch(&self, file: &Path, stage: &Path) -> Result<(PathBuf, bool), StoreError> {
+        let OutTarget::S3 { stores, .. } = self else {
+            return Ok((file.to_owned(), false));
+        };
+        let loc = Location::parse(&file.to_string_lossy())?;
+        let name = loc.to_string();
+        // A name of its own per object: the key with its separators flattened.
+        let local = stage.join(name.trim_start_matches("s3://").replace('/', "%"));
+        stores.download(&loc, &local)?;
+        Ok((local, true))
+    }
+
+    /// Makes the derived file written at `local_dir()/rel` visible: in place already
+    /// locally; uploaded (one atomic PUT or multipart upload) and its staged copy
+    /// removed on S3.
+    pub fn publish_derived(&self, rel: &str, table: Table) -> Result<(), OutputError> {
+        self.publish(&[PartFile {
+            table: table.name().to_owned(),
+            crawl: String::new(),
+            path: rel.to_owned(),
+            rows: 0,
+        }])
+    }
+
+    /// The bytes `range` of the dataset's file `file` (as the catalog names it).
+    pub fn read_range(
+        &self,
+        file: &Path,
+        range: std::ops::Range<u64>,
+    ) -> Result<Vec<u8>, StoreError> {
+        let loc = Location::parse(&file.to_string_lossy())?;
+        match self {
+            OutTarget::S3 { stores, .. } => stores.get_range(&loc, range),
+            OutTarget::Local(_) => Stores::local_range(&loc, range),
+        }
+    }
+
+    /// The size of the dataset's file `file` (as the catalog names it).
+    pub fn file_size(&self, file: &Path) -> Result<u64, StoreError> {
+        let loc = Location::parse(&file.to_string_lossy())?;
+        match self {
+            OutTarget::S3 { stores, .. } => stores.size(&loc),
+            OutTarget::Local(_) => {
+                std::fs::metadata(file)
+                    .map(|m| m.len())
+                    .map_err(|e| StoreError::Failed {
+                        location: file.display().to_string(),
+                        detail: e.to_string(),
+                    })
             }
         }
     }

@@ -31,7 +31,6 @@ use std::time::{Duration, Instant};
 
 pub use document::{doc_id, parse_warc_date};
 pub use report::Summary;
-pub use stream::crawl_in_path;
 
 use crate::config::RunConfig;
 use crate::limits::PIPELINE_STACK;

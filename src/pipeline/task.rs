@@ -93,7 +93,13 @@ pub(super) fn read_task<'a>(
 ) -> Result<TaskRead<'a>, PipelineError> {
     let mut earlier = Vec::new();
     if config.prepare.resume {
-        if let Some(manifest) = config.out.read_manifest(&task.name) {
+        // A manifest that cannot be read leaves the task not done: it is run again,
+        // which writes the same parts and a new manifest.
+        let manifest = config.out.read_manifest(&task.name).unwrap_or_else(|e| {
+            progress.warn(&format!("{e}: task {} is run again", task.name));
+            None
+        });
+        if let Some(manifest) = manifest {
             if manifest.fingerprint == config.settings.fingerprint() && !manifest.needs_retry() {
                 let (bytes, docs) = manifest
                     .inputs

@@ -221,6 +221,76 @@ impl Stores {
         })
     }
 
+    /// The bytes `range` of the object (or local file) at `loc`.
+    pub fn get_range(
+        &self,
+        loc: &Location,
+        range: std::ops::Range<u64>,
+    ) -> Result<Vec<u8>, StoreError> {
+        if let Location::Local(_) = loc {
+            return Stores::local_range(loc, range);
+        }
+        let (store, path) = self.client(loc)?;
+        let bytes = self.block_on_retrying(loc, || {
+            let (store, path, range) = (Arc::clone(&store), path.clone(), range.clone());
+            async move { store.get_range(&path, range).await }
+        })?;
+        Ok(bytes.to_vec())
+    }
+
+    /// The bytes `range` of a local file.
+    pub fn local_range(loc: &Location, range: std::ops::Range<u64>) -> Result<Vec<u8>, StoreError> {
+        use std::io::{Read, Seek};
+        let Location::Local(path) = loc else {
+            return Err(StoreError::BadLocation(format!("{loc}: not a local file")));
+        };
+        let mut file = std::fs::File::open(path).map_err(|e| local_error(loc, &e))?;
+        let mut bytes =
+            vec![0; usize::try_from(range.end.saturating_sub(range.start)).unwrap_or(0)];
+        file.seek(std::io::SeekFrom::Start(range.start))
+            .and_then(|_| file.read_exact(&mut bytes))
+            .map_err(|e| local_error(loc, &e))?;
+        Ok(bytes)
+    }
+
+    /// The size of the object (or local file) at `loc`.
+    pub fn size(&self, loc: &Location) -> Result<u64, StoreError> {
+        if let Location::Local(path) = loc {
+            return std::fs::metadata(path)
+                .map(|m| m.len())
+                .map_err(|e| local_error(loc, &e));
+        }
+        let (store, path) = self.client(loc)?;
+        let meta = self.block_on_retrying(loc, || {
+            let (store, path) = (Arc::clone(&store), path.clone());
+            async move { store.head(&path).await }
+        })?;
+        Ok(meta.size)
+    }
+
+    /// Copies the object at `loc` to the local file `to` as it streams in (under a
+    /// temporary name, renamed when whole), so a step reads a remote table's part
+    /// as a local file.
+    pub fn download(&self, loc: &Location, to: &std::path::Path) -> Result<(), StoreError> {
+        let to_loc = Location::Local(to.to_owned());
+        if let Some(dir) = to.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| local_error(&to_loc, &e))?;
+        }
+        let tmp = to.with_extension("download");
+        let mut reader = self.open_read(loc)?;
+        let copied = std::fs::File::create(&tmp)
+            .and_then(|mut file| std::io::copy(&mut reader, &mut file).map(|_| ()));
+        if let Err(e) = copied {
+            std::fs::remove_file(&tmp).ok();
+            return Err(reader
+                .failure()
+                .get()
+                .cloned()
+                .unwrap_or_else(|| local_error(&to_loc, &e)));
+        }
+        std::fs::rename(&tmp, to).map_err(|e| local_error(&to_loc, &e))
+    }
+
     /// Every object under `prefix` (a directory, or an S3 key prefix taken as a
     /// directory), sorted; none when there is nothing there. HTTP servers cannot list:
     /// that is an error.
