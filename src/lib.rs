@@ -37,6 +37,7 @@ pub mod progress;
 pub mod report;
 pub mod robots;
 pub mod sites;
+pub mod spill;
 pub mod status;
 pub mod store;
 #[cfg(feature = "study")]

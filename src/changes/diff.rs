@@ -1,15 +1,16 @@
-//! Comparing two crawls of the `sites` table, site by site in name order: which sites
-//! appeared or disappeared, and for sites present in both, status-class changes, each
-//! agent's block state, rule lines and sitemaps. Pure: tables in, change rows and a
-//! summary out.
-
-use std::collections::BTreeSet;
+//! Comparing two crawls of the `sites` table, one site at a time: whether it appeared
+//! or disappeared, and for a site present in both, its status-class change, each
+//! agent's block, rule lines and sitemaps. Pure: a site's rows and lines in, change
+//! rows and counts out.
 
 use serde::Serialize;
 
-use super::read::{is_robots, Block, CrawlSites, RuleLine, SiteState};
+use super::lines::Lines;
+use super::sites::SiteState;
 use super::ChangesError;
-use crate::output::ids::{IdMap, SortedIds};
+use crate::census::site_classes::{Block, StatusClass};
+use crate::spill::codec::{put_bytes, put_u64, Reader};
+use crate::spill::Chunk;
 
 /// One row of the `changes` table (the crawls are per file).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -34,6 +35,100 @@ impl Change {
             before: None,
             after: None,
         }
+    }
+}
+
+/// The words a change row's fixed cells hold: change kinds, directives, status classes
+/// and blocks, so a row read back from a spill file gets the same `&'static str`.
+fn word(text: &str) -> Option<&'static str> {
+    const WORDS: [&str; 10] = [
+        "site_appeared",
+        "site_disappeared",
+        "status_class",
+        "block",
+        "rule_added",
+        "rule_removed",
+        "sitemap_added",
+        "sitemap_removed",
+        "allow",
+        "disallow",
+    ];
+    WORDS
+        .into_iter()
+        .chain(StatusClass::ALL.iter().map(|c| c.as_str()))
+        .chain([Block::None, Block::Partial, Block::Full].map(Block::as_str))
+        .find(|w| *w == text)
+}
+
+/// Change rows of sites, each with its site's number: what a comparison holds (or
+/// spills) until the sites' line changes join them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Numbered(pub Vec<(u64, Change)>);
+
+impl Chunk for Numbered {
+    fn encode(&self, out: &mut Vec<u8>) {
+        put_u64(out, self.0.len() as u64);
+        for (seq, c) in &self.0 {
+            put_u64(out, *seq);
+            put_bytes(out, c.site.as_bytes());
+            put_bytes(out, c.change.as_bytes());
+            let cells = [
+                c.agent.as_deref(),
+                c.directive,
+                c.value.as_deref(),
+                c.before,
+                c.after,
+            ];
+            for cell in cells {
+                match cell {
+                    Some(text) => {
+                        out.push(1);
+                        put_bytes(out, text.as_bytes());
+                    }
+                    None => out.push(0),
+                }
+            }
+        }
+    }
+
+    fn decode(bytes: &[u8]) -> Result<Self, String> {
+        let mut r = Reader::new(bytes);
+        let n = r.usize()?;
+        let mut list = Vec::with_capacity(n.min(bytes.len() / 16));
+        let text = |b: &[u8]| {
+            std::str::from_utf8(b)
+                .map(str::to_owned)
+                .map_err(|e| e.to_string())
+        };
+        for _ in 0..n {
+            let seq = r.u64()?;
+            let site = text(r.bytes()?)?;
+            let change = word(&text(r.bytes()?)?).ok_or("an unknown change kind")?;
+            let mut cells: [Option<String>; 5] = Default::default();
+            for cell in &mut cells {
+                if r.take(1)?[0] == 1 {
+                    *cell = Some(text(r.bytes()?)?);
+                }
+            }
+            let [agent, directive, value, before, after] = cells;
+            let fixed = |cell: Option<String>| -> Result<Option<&'static str>, String> {
+                cell.map(|t| word(&t).ok_or(format!("an unknown cell {t:?}")))
+                    .transpose()
+            };
+            list.push((
+                seq,
+                Change {
+                    site: site.into(),
+                    change,
+                    agent: agent.map(Into::into),
+                    directive: fixed(directive)?,
+                    value: value.map(Into::into),
+                    before: fixed(before)?,
+                    after: fixed(after)?,
+                },
+            ));
+        }
+        Ok(Numbered(list))
     }
 }
 
@@ -72,44 +167,19 @@ pub struct Summary {
     pub sitemaps_added: u64,
     pub sitemaps_removed: u64,
     pub agents: Vec<AgentSummary>,
-    /// Passes the comparison took (`--memory-limit`); not part of the JSON, which
-    /// depends on the crawls alone.
+    /// Buckets the comparison was spilled to (`--memory-limit`); not part of the JSON,
+    /// which depends on the crawls alone.
     #[serde(skip)]
-    pub passes: usize,
+    pub buckets: usize,
 }
 
-/// Rule lines and sitemaps of the deciding captures of one crawl.
-#[derive(Debug, Default)]
-pub struct Lines {
-    pub rules: IdMap<BTreeSet<RuleLine>>,
-    pub sitemaps: IdMap<BTreeSet<Box<str>>>,
-}
-
-/// The deciding captures whose lines are compared: robots.txt files of sites present
-/// in both crawls and a robots.txt file in both (a change to or from another class is a
-/// status_class change, not the removal or addition of every line).
-pub fn compared_docs(a: &CrawlSites, b: &CrawlSites) -> (SortedIds, SortedIds) {
-    let (mut from, mut to) = (Vec::new(), Vec::new());
-    for (site, x) in &a.sites {
-        let Some(y) = b.sites.get(site) else { continue };
-        if let (true, true, Some(dx), Some(dy)) =
-            (is_robots(x.class), is_robots(y.class), x.doc_id, y.doc_id)
-        {
-            from.push(dx);
-            to.push(dy);
-        }
-    }
-    (SortedIds::new(from), SortedIds::new(to))
-}
-
-/// The agents of both tables, in name order, with their index in each.
-fn common_agents<'a>(a: &'a CrawlSites, b: &CrawlSites) -> Vec<(&'a str, usize, usize)> {
+/// The agents of both crawls' tables, in name order, with their index in each.
+pub fn common_agents<'a>(a: &'a [String], b: &[String]) -> Vec<(&'a str, usize, usize)> {
     let mut agents: Vec<(&str, usize, usize)> = a
-        .agents
         .iter()
         .enumerate()
         .filter_map(|(i, name)| {
-            let j = b.agents.iter().position(|n| n == name)?;
+            let j = b.iter().position(|n| n == name)?;
             Some((name.as_str(), i, j))
         })
         .collect();
@@ -121,64 +191,93 @@ fn common_agents<'a>(a: &'a CrawlSites, b: &CrawlSites) -> Vec<(&'a str, usize, 
 /// so a comparison never holds all its rows at once.
 pub type Sink<'s> = dyn FnMut(Change) -> Result<(), ChangesError> + 's;
 
-/// Every change between `a` (earlier) and `b` (later), sites in name order, handed to
-/// `sink`; returns the summary.
-pub fn compare(
-    a: &CrawlSites,
-    b: &CrawlSites,
-    la: &Lines,
-    lb: &Lines,
+/// The changes of one site that its two `sites` rows alone decide, handed to `sink`:
+/// it appeared or disappeared, or, present in both, its status class and each agent's
+/// block (`agents`: [`common_agents`]). `x` and `y` are its states in the earlier and
+/// the later crawl (`None`: no row).
+pub fn site_changes(
+    site: &str,
+    x: Option<&SiteState>,
+    y: Option<&SiteState>,
+    agents: &[(&str, usize, usize)],
+    summary: &mut Summary,
     sink: &mut Sink<'_>,
-) -> Result<Summary, ChangesError> {
-    let agents = common_agents(a, b);
-    let mut summary = Summary {
-        from_crawl: a.crawl.clone(),
-        to_crawl: b.crawl.clone(),
-        site_key: a.site_key.clone(),
-        status_semantics: a.semantics.clone(),
-        agents: agents
-            .iter()
-            .map(|(name, _, _)| AgentSummary {
-                agent: (*name).to_owned(),
-                ..AgentSummary::default()
-            })
-            .collect(),
-        ..Summary::default()
-    };
-    let mut names: Vec<&str> = a.sites.keys().chain(b.sites.keys()).map(|s| &**s).collect();
-    names.sort_unstable();
-    names.dedup();
-    for site in names {
-        let x = a.sites.get(site).filter(|s| s.present());
-        let y = b.sites.get(site).filter(|s| s.present());
-        summary.sites_from += u64::from(x.is_some());
-        summary.sites_to += u64::from(y.is_some());
-        match (x, y) {
-            (None, None) => {}
-            (None, Some(y)) => {
-                summary.appeared += 1;
-                sink(Change {
-                    after: Some(y.class.as_str()),
-                    ..Change::new(site, "site_appeared")
-                })?;
-            }
-            (Some(x), None) => {
-                summary.disappeared += 1;
-                sink(Change {
-                    before: Some(x.class.as_str()),
-                    ..Change::new(site, "site_disappeared")
-                })?;
-            }
-            (Some(x), Some(y)) => {
-                summary.sites_in_both += 1;
-                let pair = Pair { site, x, y };
-                pair.status(&mut summary, sink)?;
-                pair.blocks(&agents, &mut summary, sink)?;
-                pair.lines(la, lb, &mut summary, sink)?;
-            }
+) -> Result<(), ChangesError> {
+    let x = x.filter(|s| s.present());
+    let y = y.filter(|s| s.present());
+    summary.sites_from += u64::from(x.is_some());
+    summary.sites_to += u64::from(y.is_some());
+    match (x, y) {
+        (None, None) => {}
+        (None, Some(y)) => {
+            summary.appeared += 1;
+            sink(Change {
+                after: Some(y.class.as_str()),
+                ..Change::new(site, "site_appeared")
+            })?;
+        }
+        (Some(x), None) => {
+            summary.disappeared += 1;
+            sink(Change {
+                before: Some(x.class.as_str()),
+                ..Change::new(site, "site_disappeared")
+            })?;
+        }
+        (Some(x), Some(y)) => {
+            summary.sites_in_both += 1;
+            let pair = Pair { site, x, y };
+            pair.status(summary, sink)?;
+            pair.blocks(agents, summary, sink)?;
         }
     }
-    Ok(summary)
+    Ok(())
+}
+
+/// The rule lines and sitemaps that differ between the deciding robots.txt files of a
+/// site present in both crawls (`lx`: the earlier's lines, `ly`: the later's): removed
+/// before added, each in (agent, directive, pattern) order, then sitemaps likewise.
+pub fn line_changes(
+    site: &str,
+    lx: &Lines,
+    ly: &Lines,
+    summary: &mut Summary,
+    sink: &mut Sink<'_>,
+) -> Result<(), ChangesError> {
+    for (kind, set, other) in [
+        ("rule_removed", &lx.rules, &ly.rules),
+        ("rule_added", &ly.rules, &lx.rules),
+    ] {
+        for (agent, directive, pattern) in set.difference(other) {
+            if kind == "rule_added" {
+                summary.rules_added += 1;
+            } else {
+                summary.rules_removed += 1;
+            }
+            sink(Change {
+                agent: Some(agent.clone()),
+                directive: Some(directive),
+                value: Some(pattern.clone()),
+                ..Change::new(site, kind)
+            })?;
+        }
+    }
+    for (kind, set, other) in [
+        ("sitemap_removed", &lx.sitemaps, &ly.sitemaps),
+        ("sitemap_added", &ly.sitemaps, &lx.sitemaps),
+    ] {
+        for url in set.difference(other) {
+            if kind == "sitemap_added" {
+                summary.sitemaps_added += 1;
+            } else {
+                summary.sitemaps_removed += 1;
+            }
+            sink(Change {
+                value: Some(url.clone()),
+                ..Change::new(site, kind)
+            })?;
+        }
+    }
+    Ok(())
 }
 
 /// One site present in both crawls.
@@ -232,63 +331,6 @@ impl Pair<'_> {
         }
         Ok(())
     }
-
-    fn lines(
-        &self,
-        la: &Lines,
-        lb: &Lines,
-        summary: &mut Summary,
-        sink: &mut Sink<'_>,
-    ) -> Result<(), ChangesError> {
-        let (true, true, Some(dx), Some(dy)) = (
-            is_robots(self.x.class),
-            is_robots(self.y.class),
-            self.x.doc_id,
-            self.y.doc_id,
-        ) else {
-            return Ok(());
-        };
-        let empty_rules = BTreeSet::new();
-        let (rx, ry) = (
-            la.rules.get(&dx).unwrap_or(&empty_rules),
-            lb.rules.get(&dy).unwrap_or(&empty_rules),
-        );
-        // Removed before added, each in (agent, directive, pattern) order.
-        for (kind, set, other) in [("rule_removed", rx, ry), ("rule_added", ry, rx)] {
-            for (agent, directive, pattern) in set.difference(other) {
-                if kind == "rule_added" {
-                    summary.rules_added += 1;
-                } else {
-                    summary.rules_removed += 1;
-                }
-                sink(Change {
-                    agent: Some(agent.clone()),
-                    directive: Some(directive),
-                    value: Some(pattern.clone()),
-                    ..Change::new(self.site, kind)
-                })?;
-            }
-        }
-        let empty_maps = BTreeSet::new();
-        let (mx, my) = (
-            la.sitemaps.get(&dx).unwrap_or(&empty_maps),
-            lb.sitemaps.get(&dy).unwrap_or(&empty_maps),
-        );
-        for (kind, set, other) in [("sitemap_removed", mx, my), ("sitemap_added", my, mx)] {
-            for url in set.difference(other) {
-                if kind == "sitemap_added" {
-                    summary.sitemaps_added += 1;
-                } else {
-                    summary.sitemaps_removed += 1;
-                }
-                sink(Change {
-                    value: Some(url.clone()),
-                    ..Change::new(self.site, kind)
-                })?;
-            }
-        }
-        Ok(())
-    }
 }
 
 impl AgentSummary {
@@ -303,50 +345,6 @@ impl AgentSummary {
 }
 
 impl Summary {
-    /// Adds the counts of `pass`, the summary of another range of sites of the same
-    /// comparison; agents are matched by name and kept in name order.
-    pub fn add(&mut self, pass: Summary) {
-        self.sites_from += pass.sites_from;
-        self.sites_to += pass.sites_to;
-        self.sites_in_both += pass.sites_in_both;
-        self.appeared += pass.appeared;
-        self.disappeared += pass.disappeared;
-        self.status_changes += pass.status_changes;
-        self.rules_added += pass.rules_added;
-        self.rules_removed += pass.rules_removed;
-        self.sitemaps_added += pass.sitemaps_added;
-        self.sitemaps_removed += pass.sitemaps_removed;
-        for agent in &pass.agents {
-            self.agent(&agent.agent).add(agent);
-        }
-    }
-
-    /// Makes every agent of `names` listed (with no counts when no pass had it in
-    /// both crawls): a comparison lists the agents both crawls' tables have.
-    pub fn list_agents<'a>(&mut self, names: impl Iterator<Item = &'a String>) {
-        for name in names {
-            self.agent(name);
-        }
-    }
-
-    /// The entry of `name`, added in name order when missing.
-    fn agent(&mut self, name: &str) -> &mut AgentSummary {
-        let i = match self.agents.binary_search_by(|a| a.agent.as_str().cmp(name)) {
-            Ok(i) => i,
-            Err(i) => {
-                self.agents.insert(
-                    i,
-                    AgentSummary {
-                        agent: name.to_owned(),
-                        ..AgentSummary::default()
-                    },
-                );
-                i
-            }
-        };
-        &mut self.agents[i]
-    }
-
     /// The terminal form: counts, then one line per agent.
     pub fn render(&self) -> String {
         let mut out = format!(
@@ -369,8 +367,8 @@ impl Summary {
             self.sitemaps_added,
             self.sitemaps_removed,
         );
-        if self.passes > 1 {
-            out += &format!("compared in {} passes (--memory-limit)\n", self.passes);
+        if self.buckets > 1 {
+            out += &format!("spilled to {} buckets (--memory-limit)\n", self.buckets);
         }
         let width = self
             .agents

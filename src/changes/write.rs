@@ -1,5 +1,6 @@
-//! The `changes` rows as one Arrow batch per file, written with the writer properties of
-//! every table under `<out>/changes/from_crawl=<A>/to_crawl=<B>/part-0.parquet`.
+//! The `changes` rows, a batch at a time, written with the writer properties of every
+//! table to `<out>/changes/from_crawl=<A>/to_crawl=<B>/part-0.parquet` (replaced
+//! whole when committed; nothing is left behind when dropped before).
 
 use std::path::{Path, PathBuf};
 
@@ -10,16 +11,18 @@ use super::ChangesError;
 use crate::limits::STEP_BATCH_ROWS;
 use crate::output::catalog::DatasetState;
 use crate::output::dataset::partition_dir;
+use crate::output::derived::TableFile;
 use crate::output::schema::Room;
 use crate::output::Table;
-use crate::sites::write::TableFile;
 
-/// Where the changes from crawl `a` to crawl `b` are written.
-pub fn path(out: &Path, a: &str, b: &str) -> PathBuf {
-    out.join(Table::Changes.name())
-        .join(format!("from_{}", partition_dir(a)))
-        .join(format!("to_{}", partition_dir(b)))
-        .join("part-0.parquet")
+/// Where the changes from crawl `a` to crawl `b` are written, relative to the dataset.
+pub fn rel_path(a: &str, b: &str) -> String {
+    format!(
+        "{}/from_{}/to_{}/part-0.parquet",
+        Table::Changes.name(),
+        partition_dir(a),
+        partition_dir(b)
+    )
 }
 
 /// The changes file being written, one batch per [`STEP_BATCH_ROWS`] rows, so memory
@@ -33,16 +36,16 @@ pub struct ChangesWriter {
 }
 
 impl ChangesWriter {
-    /// Starts `<out>/changes/from_crawl=<a>/to_crawl=<b>/part-0.parquet` (under a
-    /// temporary name until [`ChangesWriter::commit`]).
+    /// Starts the file at `path` (under a temporary name until
+    /// [`ChangesWriter::commit`]).
     pub fn create(
-        out: &Path,
+        path: &Path,
         a: &str,
         b: &str,
         state: &DatasetState,
     ) -> Result<Self, ChangesError> {
         Ok(ChangesWriter {
-            file: TableFile::create(&path(out, a, b), Table::Changes, state)?,
+            file: TableFile::create(path, Table::Changes, state, None)?,
             columns: Default::default(),
             rows: 0,
             from: a.to_owned(),
@@ -73,11 +76,6 @@ impl ChangesWriter {
         let columns = self.columns.finish_within(Room::STEP);
         let batch = RecordBatch::try_new(Table::Changes.schema(), columns)?;
         Ok(self.file.write(&batch)?)
-    }
-
-    /// Drops the file being written, leaving nothing behind.
-    pub fn abandon(self) {
-        self.file.abandon();
     }
 
     /// Writes the last rows, closes the file and renames it into place.

@@ -6,8 +6,11 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
+use crate::limits::DEFAULT_MEMORY_LIMIT;
 use crate::sites::{SiteKey, StatusSemantics};
 use crate::store::{DEFAULT_IO_TIMEOUT_SECS, DEFAULT_MAX_REQUESTS, DEFAULT_RETRY_BUDGET_SECS};
+
+pub use super::options::ByteSize;
 
 /// Measure the Robots Exclusion Protocol at web scale.
 #[derive(Debug, Parser)]
@@ -97,8 +100,8 @@ pub struct QueryArgs {
     pub output: Option<PathBuf>,
 
     /// Memory the engine may hold before it spills to disk, e.g. 256MiB, 4GiB.
-    #[arg(long, value_name = "SIZE", default_value = "1GiB")]
-    pub memory_limit: String,
+    #[arg(long, value_name = "SIZE", default_value_t = ByteSize(DEFAULT_MEMORY_LIMIT))]
+    pub memory_limit: ByteSize,
 
     /// Directory for spill files (default: the system's temporary directory).
     #[arg(long, value_name = "DIR")]
@@ -111,10 +114,11 @@ pub struct QueryArgs {
 
 const CHANGES_AFTER_HELP: &str = "\
 Reads <OUT>/sites (crawls --from and --to) and, for the deciding robots.txt files of
-sites present in both, <OUT>/groups, <OUT>/rules and <OUT>/sitemaps; writes one row per
-change to <OUT>/changes/from_crawl=<A>/to_crawl=<B>/part-0.parquet (replacing an earlier
-comparison of the same crawls) and prints a summary per agent (--json for one object).
-See README.md and schemas/README.md.
+sites present in both, <OUT>/groups, <OUT>/rules and <OUT>/sitemaps, each once; writes
+one row per change to <OUT>/changes/from_crawl=<A>/to_crawl=<B>/part-0.parquet
+(replacing an earlier comparison of the same crawls once complete) and prints a summary
+per agent (--json for one object). What does not fit --memory-limit is spilled to
+--spill-dir; the table written is the same whatever the limit.
 
 Exit codes:
   0  the changes were written
@@ -124,39 +128,107 @@ Exit codes:
 #[derive(Debug, clap::Args)]
 #[command(after_help = CHANGES_AFTER_HELP)]
 pub struct ChangesArgs {
-    /// The output directory of `robots-census run` and `robots-census sites`.
+    /// The dataset of `robots-census run` and `robots-census sites`: a directory or
+    /// s3://bucket/prefix.
     #[arg(value_name = "OUT")]
-    pub out: PathBuf,
+    pub out: String,
 
     /// The earlier crawl (sites.crawl), e.g. CC-MAIN-2024-10.
-    #[arg(long, value_name = "CRAWL_A")]
-    pub from: String,
+    #[arg(
+        long,
+        value_name = "CRAWL_A",
+        required_unless_present = "consecutive",
+        requires = "to"
+    )]
+    pub from: Option<String>,
 
     /// The later crawl.
-    #[arg(long, value_name = "CRAWL_B")]
-    pub to: String,
+    #[arg(long, value_name = "CRAWL_B", requires = "from")]
+    pub to: Option<String>,
+
+    /// Compare every crawl of the sites table with the next (in name order: time order
+    /// for Common Crawl's CC-MAIN-YYYY-WW names) instead of --from and --to.
+    #[arg(long, conflicts_with_all = ["from", "to"])]
+    pub consecutive: bool,
+
+    /// With --consecutive, `I/N`: only the pairs whose index is I modulo N, one machine
+    /// of N each (`auto/N`: I from JOB_COMPLETION_INDEX or AWS_BATCH_JOB_ARRAY_INDEX).
+    #[arg(long, value_name = "I/N", requires = "consecutive")]
+    pub shard: Option<String>,
 
     /// Print the summary as one JSON object on stdout instead of a table.
     #[arg(long)]
     pub json: bool,
 
-    /// Memory the step plans to hold, e.g. 256MiB, 4GiB: crawls whose sites and rule
-    /// lines need more are compared in passes over ranges of site names (each reads the
-    /// tables again; the table written is the same).
-    #[arg(long, value_name = "SIZE", default_value = "1GiB")]
-    pub memory_limit: String,
+    #[command(flatten)]
+    pub memory: StepMemory,
 
     /// No summary.
     #[arg(long, short)]
     pub quiet: bool,
 }
 
+/// The memory options of the steps after `run` (`sites`, `changes`).
+#[derive(Debug, Clone, clap::Args)]
+pub struct StepMemory {
+    /// Memory the step plans to hold, e.g. 256MiB, 4GiB: what does not fit is spilled
+    /// to disk (each table is still read once; the table written is the same).
+    #[arg(long, value_name = "SIZE", default_value_t = ByteSize(DEFAULT_MEMORY_LIMIT))]
+    pub memory_limit: ByteSize,
+
+    /// Directory for spill files (default: a temporary directory inside OUT, removed
+    /// when the step ends).
+    #[arg(long, value_name = "DIR")]
+    pub spill_dir: Option<PathBuf>,
+}
+
+/// How `sites` decides, as a study chooses (`sites`, and `report` which may run it).
+/// Each option's default is the sites step's.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct SiteChoices {
+    /// What one site is: the host name, the host name without a leading www., or the
+    /// registrable domain (Public Suffix List) [default: host].
+    #[arg(long, value_enum)]
+    pub site_key: Option<SiteKey>,
+
+    /// What statuses mean, as a crawler family reads them: rfc9309 (4xx, 429 included,
+    /// allow all; 5xx disallow all), google (429, 5xx and invalid codes disallow all, as
+    /// agents.classification reads them), ccbot (only 200 a success, 403 forbidden, 429
+    /// and 5xx defer, as Common Crawl counts), yandex (anything but 200 and 3xx allows
+    /// all), urllib (401/403 disallow all, 5xx disallow all) or robots-parser
+    /// (Browsertrix: anything but 200 and 3xx allows all) [default: rfc9309].
+    #[arg(long, value_enum)]
+    pub status_semantics: Option<StatusSemantics>,
+
+    /// A ranked host list, `rank,host` per line (as Tranco publishes it): sites get
+    /// their rank and top-k stratum, and ranked sites without a capture get a row.
+    #[arg(long, value_name = "FILE")]
+    pub ranks: Option<PathBuf>,
+
+    /// Agents to report, a comma list or @FILE (default: every agent of the agents table).
+    #[arg(long, value_name = "LIST|@FILE")]
+    pub agents: Option<String>,
+}
+
+impl SiteChoices {
+    /// Whether any option was given.
+    pub fn given(&self) -> bool {
+        self.site_key.is_some()
+            || self.status_semantics.is_some()
+            || self.ranks.is_some()
+            || self.agents.is_some()
+    }
+}
+
 const SITES_AFTER_HELP: &str = "\
-Reads <OUT>/documents and <OUT>/agents (written by `run`), one crawl at a time, and writes
-<OUT>/sites/crawl=<CRAWL>/part-0.parquet (replacing any earlier sites table) and, with
---ranks, <OUT>/ranks/ranks.parquet. Per crawl and site: the latest capture per URL;
-redirects followed inside the crawl for up to 5 hops; between the site's robots.txt URLs
-success > allow all > forbidden > defer > redirect not resolved. See README.md.
+Reads <OUT>/documents and <OUT>/agents (written by `run`) once per crawl and writes
+<OUT>/sites/crawl=<CRAWL>/part-0.parquet, each crawl's partition replaced atomically
+once complete (with --crawl, only those crawls), and, with --ranks,
+<OUT>/ranks/ranks.parquet. Per crawl and site: the latest capture per URL; redirects
+followed inside the crawl for up to 5 hops; between the site's robots.txt URLs success >
+allow all > forbidden > defer > redirect not resolved. A crawl that does not fit
+--memory-limit is spilled to --spill-dir; the table written is the same whatever the
+limit or the thread count.
 
 Exit codes:
   0  the sites table was written
@@ -167,37 +239,26 @@ Exit codes:
 #[derive(Debug, clap::Args)]
 #[command(after_help = SITES_AFTER_HELP)]
 pub struct SitesArgs {
-    /// The output directory of `robots-census run`.
+    /// The dataset `robots-census run` wrote: a directory or s3://bucket/prefix.
     #[arg(value_name = "OUT")]
-    pub out: PathBuf,
+    pub out: String,
 
-    /// What one site is: the host name, the host name without a leading www.,
-    /// or the registrable domain (Public Suffix List).
-    #[arg(long, value_enum, default_value_t = SiteKey::Host)]
-    pub site_key: SiteKey,
+    /// Decide only this crawl (documents.crawl), replacing only its partition; may be
+    /// repeated (default: every crawl of the dataset).
+    #[arg(long, value_name = "CRAWL")]
+    pub crawl: Vec<String>,
 
-    /// What statuses mean, as a crawler family reads them: rfc9309 (4xx, 429 included,
-    /// allow all; 5xx disallow all), google (429 as 5xx), ccbot (only 200 a success, 403
-    /// forbidden, 429 and 5xx defer, as Common Crawl counts), yandex (anything but 200
-    /// and 3xx allows all), urllib (401/403 disallow all, 5xx disallow all) or
-    /// robots-parser (Browsertrix: anything but 200 and 3xx allows all).
-    #[arg(long, value_enum, default_value_t = StatusSemantics::Rfc9309)]
-    pub status_semantics: StatusSemantics,
+    /// `I/N`: decide only the crawls whose index in the dataset's crawls (name order)
+    /// is I modulo N, one machine of N each (`auto/N`: I from JOB_COMPLETION_INDEX or
+    /// AWS_BATCH_JOB_ARRAY_INDEX, as Kubernetes Indexed Jobs and Batch arrays set it).
+    #[arg(long, value_name = "I/N", conflicts_with = "crawl")]
+    pub shard: Option<String>,
 
-    /// A ranked host list, `rank,host` per line (as Tranco publishes it): sites get
-    /// their rank and top-k stratum, and ranked sites without a capture get a row.
-    #[arg(long, value_name = "FILE")]
-    pub ranks: Option<PathBuf>,
+    #[command(flatten)]
+    pub choices: SiteChoices,
 
-    /// Agents to report, a comma list or @FILE (default: every agent of the agents table).
-    #[arg(long, value_name = "LIST|@FILE")]
-    pub agents: Option<String>,
-
-    /// Memory the step plans to hold, e.g. 256MiB, 4GiB: a crawl of more captures than
-    /// this over 512 bytes is decided in passes over ranges of site names (each reads
-    /// the tables again; the table written is the same).
-    #[arg(long, value_name = "SIZE", default_value = "1GiB")]
-    pub memory_limit: String,
+    #[command(flatten)]
+    pub memory: StepMemory,
 
     /// No summary on stderr.
     #[arg(long, short)]
@@ -434,6 +495,12 @@ pub struct StatusArgs {
     /// Print the report as JSON.
     #[arg(long)]
     pub json: bool,
+
+    /// Report a step after the run instead: `sites` (every crawl of the dataset has its
+    /// partition of the sites table) or `changes` (every crawl of the sites table is
+    /// compared with the next); exit 0 and `<OUT>/<step>/_SUCCESS` once complete.
+    #[arg(long, value_enum)]
+    pub step: Option<crate::status::Step>,
 }
 
 const AUDIT_AFTER_HELP: &str = "\
@@ -490,27 +557,17 @@ pub struct ReportArgs {
     #[arg(short = 'o', long, value_name = "FILE")]
     pub output: PathBuf,
 
-    /// As `sites --site-key` (runs the sites step first).
-    #[arg(long, value_enum)]
-    pub site_key: Option<SiteKey>,
+    /// The sites step's options: any of them given runs the step first with them.
+    #[command(flatten)]
+    pub choices: SiteChoices,
 
-    /// As `sites --status-semantics` (runs the sites step first).
-    #[arg(long, value_enum)]
-    pub status_semantics: Option<StatusSemantics>,
+    /// Memory the query engine (and the sites step, when it runs) may hold before it
+    /// spills to disk, e.g. 256MiB, 4GiB.
+    #[arg(long, value_name = "SIZE", default_value_t = ByteSize(DEFAULT_MEMORY_LIMIT))]
+    pub memory_limit: ByteSize,
 
-    /// As `sites --ranks` (runs the sites step first).
-    #[arg(long, value_name = "FILE")]
-    pub ranks: Option<PathBuf>,
-
-    /// As `sites --agents` (runs the sites step first).
-    #[arg(long, value_name = "LIST|@FILE")]
-    pub agents: Option<String>,
-
-    /// Memory the query engine may hold before it spills to disk, e.g. 256MiB, 4GiB.
-    #[arg(long, value_name = "SIZE", default_value = "1GiB")]
-    pub memory_limit: String,
-
-    /// Directory for the engine's spill files (default: the system's temporary directory).
+    /// Directory for spill files (default: the system's temporary directory for the
+    /// engine, a temporary directory inside OUT for the sites step).
     #[arg(long, value_name = "DIR")]
     pub spill_dir: Option<PathBuf>,
 

@@ -167,6 +167,9 @@ pub fn status(args: &StatusArgs) -> Exit {
         Ok(found) => found,
         Err(e) => return fail(Exit::Usage, e),
     };
+    if let Some(step) = args.step {
+        return step_status(&out, step, args.json);
+    }
     if args.json {
         println!("{}", status.to_json());
     } else {
@@ -183,6 +186,35 @@ pub fn status(args: &StatusArgs) -> Exit {
     }
     if !args.json {
         println!("complete: _SUCCESS written");
+    }
+    Exit::Success
+}
+
+/// `status --step`: the step's report; `<OUT>/<step>/_SUCCESS` once complete.
+fn step_status(out: &OutTarget, step: crate::status::Step, json: bool) -> Exit {
+    let status = match crate::status::step_status(out, step) {
+        Ok(status) => status,
+        Err(e) => return fail(Exit::Usage, e),
+    };
+    if json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&status).unwrap_or_default()
+        );
+    } else {
+        print!("{}", crate::status::render_step(&status));
+    }
+    if !status.complete {
+        if !json {
+            println!("incomplete");
+        }
+        return Exit::Findings;
+    }
+    if let Err(e) = crate::status::mark_step_complete(out, &status) {
+        return fail(Exit::Usage, e);
+    }
+    if !json {
+        println!("complete: {}/_SUCCESS written", status.step);
     }
     Exit::Success
 }
@@ -209,18 +241,20 @@ pub fn sites(args: &SitesArgs) -> Exit {
 pub fn changes(args: &ChangesArgs) -> Exit {
     let options = match args.options() {
         Ok(options) => options,
-        Err(message) => return fail(Exit::Usage, message),
+        Err(e) => return fail(Exit::Usage, e),
     };
     match crate::changes::run(&options) {
-        Ok((summary, path)) => {
-            if args.json {
-                match serde_json::to_string(&summary) {
-                    Ok(json) => println!("{json}"),
-                    Err(e) => return fail(Exit::Usage, e),
+        Ok(done) => {
+            for (summary, path) in done {
+                if args.json {
+                    match serde_json::to_string(&summary) {
+                        Ok(json) => println!("{json}"),
+                        Err(e) => return fail(Exit::Usage, e),
+                    }
+                } else if !args.quiet {
+                    print!("{}", summary.render());
+                    eprintln!("wrote {path}");
                 }
-            } else if !args.quiet {
-                print!("{}", summary.render());
-                eprintln!("wrote {}", path.display());
             }
             Exit::Success
         }
@@ -248,7 +282,7 @@ fn query_checked(_args: &QueryArgs) -> Result<(), String> {
 
 #[cfg(feature = "study")]
 fn query_checked(args: &QueryArgs) -> Result<(), String> {
-    let options = args.options()?;
+    let options = args.options();
     let (sql, name) = match (&args.execute, &args.file) {
         (Some(sql), _) => (sql.clone(), "-e".to_owned()),
         (None, Some(path)) if path.as_os_str() == "-" => {
@@ -287,11 +321,7 @@ pub fn report(_args: &ReportArgs) -> Exit {
 
 #[cfg(feature = "study")]
 pub fn report(args: &ReportArgs) -> Exit {
-    let options = match args.options() {
-        Ok(options) => options,
-        Err(message) => return fail(Exit::Usage, message),
-    };
-    match crate::report::build(&options) {
+    match crate::report::build(&args.options()) {
         Ok(summary) => {
             for warning in &summary.warnings {
                 eprintln!("robots-census: warning: {warning}");

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 #[cfg(feature = "study")]
 use super::args::ReportArgs;
-use super::args::{AuditArgs, ChangesArgs, CheckArgs, RunArgs, SitesArgs};
+use super::args::{AuditArgs, ChangesArgs, CheckArgs, RunArgs, SiteChoices, SitesArgs};
 use crate::check::CheckOptions;
 use crate::config::{parse_shard, ConfigError, InputsAsked, RunOptions};
 use crate::input::CsvOptions;
@@ -101,24 +101,45 @@ impl RunArgs {
 
 impl ChangesArgs {
     pub fn options(&self) -> Result<crate::changes::Options, String> {
+        let pairs = match (&self.from, &self.to) {
+            (Some(from), Some(to)) => crate::changes::Pairs::One(from.clone(), to.clone()),
+            _ => crate::changes::Pairs::Consecutive(shard(self.shard.as_deref())?),
+        };
         Ok(crate::changes::Options {
             out: self.out.clone(),
-            from: self.from.clone(),
-            to: self.to.clone(),
-            memory_limit: memory_limit(&self.memory_limit)?,
+            pairs,
+            memory_limit: self.memory.memory_limit.0,
+            spill_dir: self.memory.spill_dir.clone(),
         })
+    }
+}
+
+/// `--shard I/N` of a step, if given.
+fn shard(text: Option<&str>) -> Result<Option<(usize, usize)>, String> {
+    text.map(parse_shard).transpose().map_err(|e| e.to_string())
+}
+
+impl SiteChoices {
+    /// The sites step's options over `out`, the choices not given at their defaults.
+    fn options(&self, out: &str) -> crate::sites::Options {
+        crate::sites::Options {
+            site_key: self.site_key.unwrap_or_default(),
+            semantics: self.status_semantics.unwrap_or_default(),
+            ranks: self.ranks.clone(),
+            agents: self.agents.as_deref().map(AgentsArg::parse),
+            ..crate::sites::Options::defaults(out)
+        }
     }
 }
 
 impl SitesArgs {
     pub fn options(&self) -> Result<crate::sites::Options, String> {
         Ok(crate::sites::Options {
-            out: self.out.clone(),
-            site_key: self.site_key,
-            semantics: self.status_semantics,
-            ranks: self.ranks.clone(),
-            agents: self.agents.as_deref().map(AgentsArg::parse),
-            memory_limit: memory_limit(&self.memory_limit)?,
+            crawls: self.crawl.clone(),
+            shard: shard(self.shard.as_deref())?,
+            memory_limit: self.memory.memory_limit.0,
+            spill_dir: self.memory.spill_dir.clone(),
+            ..self.choices.options(&self.out)
         })
     }
 }
@@ -127,21 +148,14 @@ impl SitesArgs {
 impl ReportArgs {
     /// Any of the sites step's options given runs the step with them (the others at
     /// their defaults).
-    pub fn options(&self) -> Result<crate::report::Options, String> {
-        let given = self.site_key.is_some()
-            || self.status_semantics.is_some()
-            || self.ranks.is_some()
-            || self.agents.is_some();
-        let limit = memory_limit(&self.memory_limit)?;
-        let sites = given.then(|| crate::sites::Options {
-            out: self.out.clone(),
-            site_key: self.site_key.unwrap_or_default(),
-            semantics: self.status_semantics.unwrap_or_default(),
-            ranks: self.ranks.clone(),
-            agents: self.agents.as_deref().map(AgentsArg::parse),
+    pub fn options(&self) -> crate::report::Options {
+        let limit = self.memory_limit.0;
+        let sites = self.choices.given().then(|| crate::sites::Options {
             memory_limit: limit,
+            spill_dir: self.spill_dir.clone(),
+            ..self.choices.options(&self.out.to_string_lossy())
         });
-        Ok(crate::report::Options {
+        crate::report::Options {
             out: self.out.clone(),
             output: self.output.clone(),
             sites,
@@ -150,7 +164,7 @@ impl ReportArgs {
                 spill_dir: self.spill_dir.clone(),
                 threads: 0,
             },
-        })
+        }
     }
 }
 
@@ -209,19 +223,48 @@ impl super::args::QueryArgs {
         }
     }
 
-    pub fn options(&self) -> Result<crate::study::EngineOptions, String> {
-        Ok(crate::study::EngineOptions {
-            memory_limit: memory_limit(&self.memory_limit)?,
+    pub fn options(&self) -> crate::study::EngineOptions {
+        crate::study::EngineOptions {
+            memory_limit: self.memory_limit.0,
             spill_dir: self.spill_dir.clone(),
             threads: self.threads,
-        })
+        }
     }
 }
 
-/// `--memory-limit`'s value in bytes.
-fn memory_limit(text: &str) -> Result<usize, String> {
-    parse_size(text)
-        .ok_or_else(|| format!("--memory-limit {text:?}: give a size such as 512MiB or 4GiB"))
+/// A byte size on the command line (`--memory-limit`): a number with an optional unit,
+/// K/M/G/T (powers of 1024, as DataFusion reads `memory_limit`), with or without `i` and
+/// `B`: `512MiB`, `4G`, `1.5GiB`, `1000`. Shown as the largest unit it is a whole
+/// number of, so a default declared in bytes (`limits.rs`) reads `1GiB` in `--help`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ByteSize(pub usize);
+
+impl std::str::FromStr for ByteSize {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        parse_size(text)
+            .map(ByteSize)
+            .ok_or_else(|| format!("{text:?}: give a size such as 512MiB or 4GiB"))
+    }
+}
+
+impl std::fmt::Display for ByteSize {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let units = [
+            ("TiB", 1usize << 40),
+            ("GiB", 1 << 30),
+            ("MiB", 1 << 20),
+            ("KiB", 1 << 10),
+        ];
+        match units
+            .iter()
+            .find(|(_, size)| self.0 >= *size && self.0 % size == 0)
+        {
+            Some((unit, size)) => write!(f, "{}{unit}", self.0 / size),
+            None => write!(f, "{}", self.0),
+        }
+    }
 }
 
 /// A byte size: a number with an optional unit, K/M/G/T (powers of 1024, as DataFusion
@@ -340,9 +383,12 @@ mod tests {
         let Command::Report(args) = parse(&["report", "out", "-o", "r.html"]) else {
             panic!("not report");
         };
-        let options = args.options().expect("valid");
+        let options = args.options();
         assert!(options.sites.is_none());
-        assert_eq!(options.engine.memory_limit, 1 << 30);
+        assert_eq!(
+            options.engine.memory_limit,
+            crate::limits::DEFAULT_MEMORY_LIMIT
+        );
         let Command::Report(args) = parse(&[
             "report",
             "out",
@@ -355,26 +401,32 @@ mod tests {
         ]) else {
             panic!("not report");
         };
-        let options = args.options().expect("valid");
+        let options = args.options();
         assert_eq!(options.engine.memory_limit, 256 << 20);
         assert_eq!(
             options.engine.spill_dir.as_deref(),
             Some(std::path::Path::new("/tmp/spill"))
         );
-        let Command::Report(args) =
-            parse(&["report", "out", "-o", "r.html", "--memory-limit", "lots"])
-        else {
-            panic!("not report");
-        };
-        assert!(args
-            .options()
-            .err()
-            .is_some_and(|e| e.contains("--memory-limit \"lots\"")));
+        let refused = Args::try_parse_from([
+            "robots-census",
+            "report",
+            "out",
+            "-o",
+            "r.html",
+            "--memory-limit",
+            "lots",
+        ])
+        .expect_err("a size that does not parse is a usage error")
+        .to_string();
+        assert!(
+            refused.contains("--memory-limit") && refused.contains("\"lots\""),
+            "{refused}"
+        );
         let Command::Report(args) = parse(&["report", "out", "-o", "r.html", "--agents", "GPTBot"])
         else {
             panic!("not report");
         };
-        let sites = args.options().expect("valid").sites.expect("sites options");
+        let sites = args.options().sites.expect("sites options");
         assert_eq!(sites.site_key, crate::sites::SiteKey::Host);
         assert_eq!(
             sites.agents,
@@ -433,15 +485,41 @@ mod tests {
     #[test]
     #[cfg(feature = "study")]
     fn memory_limits_read_as_datafusion_reads_them() {
-        use super::parse_size;
-        assert_eq!(parse_size("1GiB"), Some(1 << 30));
-        assert_eq!(parse_size("256MiB"), Some(256 << 20));
-        assert_eq!(parse_size("4G"), Some(4 << 30));
-        assert_eq!(parse_size("512mb"), Some(512 << 20));
-        assert_eq!(parse_size("1.5GiB"), Some(3 << 29));
+        use super::{parse_size, ByteSize};
+        use datafusion::execution::context::SessionContext;
+        let datafusion = |text: &str| {
+            SessionContext::parse_capacity_limit("datafusion.runtime.memory_limit", text).ok()
+        };
+        // Every form DataFusion takes gives its bytes; ours also take i, B and lower case.
+        for number in ["1", "1.5", "256", "0.25", "1000"] {
+            for unit in ["K", "M", "G"] {
+                let theirs = datafusion(&format!("{number}{unit}")).expect("DataFusion's form");
+                for ours in [
+                    format!("{number}{unit}"),
+                    format!("{number}{unit}iB"),
+                    format!("{number}{}b", unit.to_ascii_lowercase()),
+                ] {
+                    assert_eq!(parse_size(&ours), Some(theirs), "{ours}");
+                }
+            }
+        }
         assert_eq!(parse_size("1000"), Some(1000));
         for bad in ["", "GiB", "1 PB", "-1G", "0"] {
             assert_eq!(parse_size(bad), None, "{bad}");
         }
+        // What --help shows is what it reads.
+        for bytes in [
+            crate::limits::DEFAULT_MEMORY_LIMIT,
+            256 << 20,
+            3 << 29,
+            1000,
+        ] {
+            let shown = ByteSize(bytes).to_string();
+            assert_eq!(parse_size(&shown), Some(bytes), "{shown}");
+        }
+        assert_eq!(
+            ByteSize(crate::limits::DEFAULT_MEMORY_LIMIT).to_string(),
+            "1GiB"
+        );
     }
 }

@@ -123,7 +123,7 @@ pub fn build(options: &Options) -> Result<Summary, ReportError> {
             Entry::Stale(why) => return Err(ReportError::StaleSites(why.clone())),
             _ => Some(crate::sites::Options {
                 memory_limit: options.engine.memory_limit,
-                ..crate::sites::Options::defaults(out)
+                ..crate::sites::Options::defaults(&out.to_string_lossy())
             }),
         },
     };

@@ -1,23 +1,8 @@
-//! The `sites` rows as Arrow batches, and Parquet files written whole under a
-//! temporary name and renamed, with the writer properties of every table
-//! (`output::properties`), so the same tables and options give the same bytes.
+//! The `sites` rows as Arrow batches, built a site at a time.
 
 use arrow_array::RecordBatch;
-use parquet::arrow::arrow_writer::{
-    ArrowColumnChunk, ArrowColumnWriter, ArrowRowGroupWriterFactory,
-};
-use parquet::arrow::ArrowWriter;
-use parquet::errors::ParquetError;
-use parquet::file::writer::SerializedFileWriter;
-use rayon::prelude::*;
-use std::fs::File;
-use std::io::{BufWriter, Write};
-use std::path::{Path, PathBuf};
 
-use super::read::DocId;
-use super::SitesError;
-use crate::output;
-use crate::output::catalog::DatasetState;
+use crate::output::rows::DocId;
 use crate::output::schema::Room;
 use crate::output::Table;
 
@@ -47,6 +32,7 @@ pub struct AgentCells<'a> {
     pub root_allowed: Option<bool>,
     pub cc_class: Option<&'a str>,
     pub named: bool,
+    pub block: Option<&'static str>,
 }
 
 /// The `sites` rows of a batch (builders declared with the table, in
@@ -69,10 +55,7 @@ impl SitesBuilder {
     /// Appends the rows of one site: a row per agent of `agents`, in order.
     ///
     /// Column by column rather than row by row: most columns repeat the site's value
-    /// on each of its rows (one `append_value_n` each). With the columns also encoded
-    /// in parallel (`TableFile`), the building half of the 1M bench crawl's write loop
-    /// went from 4.9 s to 2.7 s, summed over its batches (BENCHMARKS.md). The arrays,
-    /// and so the file, are the same.
+    /// on each of its rows (one `append_value_n` each).
     pub fn append_site(&mut self, site: &SiteCells<'_>, agents: &[AgentCells<'_>]) {
         let n = agents.len();
         let c = &mut self.columns;
@@ -92,6 +75,9 @@ impl SitesBuilder {
         }
         for a in agents {
             c.named.append_value(a.named);
+        }
+        for a in agents {
+            c.block.append_option(a.block);
         }
         c.doc_id.append_option_n(site.doc_id, n);
         repeat_str(&mut c.url, site.url, n);
@@ -127,266 +113,5 @@ fn repeat_str(builder: &mut arrow_array::builder::StringBuilder, value: Option<&
     match value {
         Some(value) => builder.append_value_n(value, n),
         None => builder.append_nulls(n),
-    }
-}
-
-/// A Parquet file of one table being written under `<path>.tmp`.
-///
-/// Each column of a batch is encoded by its own [`ArrowColumnWriter`] as a rayon task
-/// (as [`crate::output::PartWriter`] does for the run's parts), and row groups close at
-/// the properties' row count, as [`ArrowWriter`] closes them: the file is the one
-/// `ArrowWriter` would write, byte for byte, in a fraction of the wall time on more
-/// than one thread.
-pub struct TableFile {
-    table: Table,
-    tmp: PathBuf,
-    path: PathBuf,
-    file: SerializedFileWriter<BufWriter<File>>,
-    factory: ArrowRowGroupWriterFactory,
-    /// The open row group's column writers (one per field: the derived tables have
-    /// no nested column); empty between row groups.
-    columns: Vec<ArrowColumnWriter>,
-    row_groups: usize,
-    open_rows: usize,
-    max_rows: usize,
-}
-
-impl TableFile {
-    /// Starts `path` (a derived table's file), recording the dataset `state` it is
-    /// made from (see [`crate::output::catalog`]).
-    pub fn create(path: &Path, table: Table, state: &DatasetState) -> Result<Self, SitesError> {
-        let io = |source| SitesError::Io {
-            path: path.to_owned(),
-            source,
-        };
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).map_err(io)?;
-        }
-        // The one temporary naming scheme (machine, process, nonce): two steps writing
-        // the same table at once never share a file, and starts know whose it is.
-        let tmp = crate::output::dataset::temp_path(path);
-        let file = File::create(&tmp).map_err(io)?;
-        let properties = crate::output::derived_properties(table, state);
-        let max_rows = properties
-            .max_row_group_row_count()
-            .unwrap_or(usize::MAX)
-            .max(1);
-        // ArrowWriter lays out the file (Parquet schema, Arrow schema in the footer);
-        // the row groups are then encoded column by column here.
-        let (file, factory) =
-            ArrowWriter::try_new(BufWriter::new(file), table.schema(), Some(properties))
-                .and_then(ArrowWriter::into_serialized_writer)
-                .map_err(|source| SitesError::Parquet {
-                    path: tmp.clone(),
-                    source,
-                })?;
-        Ok(TableFile {
-            table,
-            tmp,
-            path: path.to_owned(),
-            file,
-            factory,
-            columns: Vec::new(),
-            row_groups: 0,
-            open_rows: 0,
-            max_rows,
-        })
-    }
-
-    fn parquet_err(&self) -> impl FnOnce(ParquetError) -> SitesError + '_ {
-        move |source| SitesError::Parquet {
-            path: self.tmp.clone(),
-            source,
-        }
-    }
-
-    pub fn write(&mut self, batch: &RecordBatch) -> Result<(), SitesError> {
-        debug_assert_eq!(batch.schema(), self.table.schema());
-        let mut batch = batch.clone();
-        while batch.num_rows() > 0 {
-            // A row group closes at exactly `max_rows`, wherever the batches end.
-            let take = batch.num_rows().min(self.max_rows - self.open_rows);
-            self.encode(&batch.slice(0, take))?;
-            batch = batch.slice(take, batch.num_rows() - take);
-            if self.open_rows >= self.max_rows {
-                self.close_row_group()?;
-            }
-        }
-        Ok(())
-    }
-
-    /// Encodes `batch` into the open row group, a rayon task per column.
-    fn encode(&mut self, batch: &RecordBatch) -> Result<(), SitesError> {
-        if self.columns.is_empty() {
-            self.columns = output::column_writers(&self.factory, self.row_groups, &batch.schema())
-                .map_err(self.parquet_err())?;
-        }
-        let schema = batch.schema();
-        let encoded = self
-            .columns
-            .par_iter_mut()
-            .enumerate()
-            .try_for_each(|(column, writer)| {
-                output::encode_column(writer, schema.field(column), column, &[batch])
-            });
-        encoded.map_err(self.parquet_err())?;
-        self.open_rows += batch.num_rows();
-        Ok(())
-    }
-
-    /// Closes the open row group (its columns in parallel) and appends it to the file.
-    fn close_row_group(&mut self) -> Result<(), SitesError> {
-        if self.columns.is_empty() {
-            return Ok(());
-        }
-        let chunks: Result<Vec<ArrowColumnChunk>, ParquetError> = std::mem::take(&mut self.columns)
-            .into_par_iter()
-            .map(ArrowColumnWriter::close)
-            .collect();
-        let chunks = chunks.map_err(self.parquet_err())?;
-        output::append_chunks(&mut self.file, chunks).map_err(self.parquet_err())?;
-        self.row_groups += 1;
-        self.open_rows = 0;
-        Ok(())
-    }
-
-    /// Closes the file and renames it into place.
-    pub fn commit(mut self) -> Result<PathBuf, SitesError> {
-        self.close_row_group()?;
-        let mut file = self
-            .file
-            .into_inner()
-            .map_err(|source| SitesError::Parquet {
-                path: self.tmp.clone(),
-                source,
-            })?;
-        let synced = file
-            .flush()
-            .and_then(|()| file.get_ref().sync_all())
-            .map_err(|source| SitesError::Io {
-                path: self.tmp.clone(),
-                source,
-            });
-        drop(file);
-        let renamed = synced.and_then(|()| {
-            std::fs::rename(&self.tmp, &self.path).map_err(|source| SitesError::Io {
-                path: self.path.clone(),
-                source,
-            })
-        });
-        if let Err(e) = renamed {
-            // Best effort: the error being returned is the one that matters.
-            std::fs::remove_file(&self.tmp).ok();
-            return Err(e);
-        }
-        if let Some(dir) = self.path.parent() {
-            crate::output::dataset::sync_dir(dir).map_err(|e| SitesError::Io {
-                path: dir.to_owned(),
-                source: std::io::Error::other(e.to_string()),
-            })?;
-        }
-        Ok(self.path)
-    }
-
-    /// Drops the file being written and removes its temporary name.
-    pub fn abandon(self) {
-        let tmp = self.tmp.clone();
-        drop(self.file);
-        // Best effort after an error that is reported by the caller.
-        std::fs::remove_file(&tmp).ok();
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn state() -> DatasetState {
-        DatasetState {
-            fingerprint: "f".repeat(16),
-            tasks: 1,
-            tasks_digest: "d".repeat(16),
-        }
-    }
-
-    /// Batches of `sizes` rows (multiples of 4): sites of four agents' rows each, some
-    /// cells null.
-    fn batches(sizes: &[usize]) -> Vec<RecordBatch> {
-        let agents: Vec<AgentCells<'_>> = ["a", "b", "c", "d"]
-            .iter()
-            .map(|agent| AgentCells {
-                agent,
-                google_class: Some("full"),
-                named: true,
-                ..AgentCells::default()
-            })
-            .collect();
-        let mut builder = SitesBuilder::default();
-        let mut site = 0usize;
-        sizes
-            .iter()
-            .map(|&rows| {
-                while builder.rows() < rows {
-                    let name = format!("site{site:08}.example");
-                    let url = format!("https://{name}/robots.txt");
-                    let cells = SiteCells {
-                        crawl: "CC-MAIN-2026-01",
-                        site: &name,
-                        status_class: "Robots.txt with rules",
-                        url: (site % 3 != 0).then_some(url.as_str()),
-                        http_status: (site % 5 != 0).then_some(200),
-                        captures: 1,
-                        rank: (site % 2 == 0).then_some(site as i64),
-                        site_key: "host",
-                        status_semantics: "rfc9309",
-                        ..SiteCells::default()
-                    };
-                    builder.append_site(&cells, &agents[..rows.min(4)]);
-                    site += 1;
-                }
-                builder.finish().expect("a sites batch")
-            })
-            .collect()
-    }
-
-    /// The columns encoded in parallel, with row groups cut at the properties' count
-    /// wherever the batches end, give the bytes `ArrowWriter` gives.
-    #[test]
-    fn writes_what_arrow_writer_writes() {
-        let dir = tempfile::tempdir().expect("a temporary directory");
-        let batches = batches(&[600_000, 4, 700_000, 100]);
-        let ours = dir.path().join("ours.parquet");
-        let mut file = TableFile::create(&ours, Table::Sites, &state()).expect("created");
-        for batch in &batches {
-            file.write(batch).expect("written");
-        }
-        file.commit().expect("committed");
-        let theirs = dir.path().join("theirs.parquet");
-        let mut writer = ArrowWriter::try_new(
-            File::create(&theirs).expect("created"),
-            Table::Sites.schema(),
-            Some(crate::output::derived_properties(Table::Sites, &state())),
-        )
-        .expect("a writer");
-        for batch in &batches {
-            writer.write(batch).expect("written");
-        }
-        writer.close().expect("closed");
-        let (ours, theirs) = (
-            std::fs::read(ours).expect("read"),
-            std::fs::read(theirs).expect("read"),
-        );
-        let reader =
-            parquet::file::reader::SerializedFileReader::new(bytes::Bytes::from(ours.clone()))
-                .expect("a Parquet file");
-        use parquet::file::reader::FileReader;
-        let groups: Vec<i64> = (0..reader.num_row_groups())
-            .map(|i| reader.metadata().row_group(i).num_rows())
-            .collect();
-        assert_eq!(groups, [1 << 20, 1_300_104 - (1 << 20)]);
-        assert!(
-            ours == theirs,
-            "TableFile and ArrowWriter wrote different bytes"
-        );
     }
 }
