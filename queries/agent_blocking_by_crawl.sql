@@ -10,35 +10,32 @@
 --   crawl, agent
 --   sites            sites with a capture (status class not "No robots.txt capture")
 --   robots_sites     sites whose deciding capture is a robots.txt (status class
---                    "Robots.txt with rules" or "Robots.txt no rules"): the denominator
---   fully            a robots.txt whose Google verdict for the agent at '/' is disallowed
---                    (as `fully` in agent_restrictions_by_crawl.sql)
+--                    "Robots.txt with rules" or "Robots.txt no rules", so sites.block
+--                    is not null): the denominator
+--   fully            block = 'full': a robots.txt whose Google verdict for the agent at
+--                    '/' is disallowed
 --   fully_named, fully_star        through a group naming the agent / the '*' group
---   partially        a robots.txt, '/' allowed, some probed path disallowed
---                    (google_class = partial)
+--   partially        block = 'partial': a robots.txt, '/' allowed, some probed path
+--                    disallowed (google_class = partial)
 --   partially_named, partially_star
 --   fully_pct, partially_pct       of robots_sites, percent
 --
 -- Caveats: the same definitions as agent_restrictions_by_crawl.sql, but over every
 -- site rather than ranked sites only.
 
-WITH s AS (
-    SELECT *, status_class IN ('Robots.txt with rules', 'Robots.txt no rules') AS is_robots
-    FROM sites
-    WHERE status_class <> 'No robots.txt capture'
-),
-c AS (
+WITH c AS (
     SELECT crawl,
            agent,
            count(*) AS sites,
-           count(*) FILTER (WHERE is_robots) AS robots_sites,
-           count(*) FILTER (WHERE is_robots AND NOT root_allowed) AS fully,
-           count(*) FILTER (WHERE is_robots AND NOT root_allowed AND named) AS fully_named,
-           count(*) FILTER (WHERE is_robots AND NOT root_allowed AND NOT named) AS fully_star,
-           count(*) FILTER (WHERE is_robots AND root_allowed AND google_class = 'partial') AS partially,
-           count(*) FILTER (WHERE is_robots AND root_allowed AND google_class = 'partial' AND named) AS partially_named,
-           count(*) FILTER (WHERE is_robots AND root_allowed AND google_class = 'partial' AND NOT named) AS partially_star
-    FROM s
+           count(block) AS robots_sites,
+           count(*) FILTER (WHERE block = 'full') AS fully,
+           count(*) FILTER (WHERE block = 'full' AND named) AS fully_named,
+           count(*) FILTER (WHERE block = 'full' AND NOT named) AS fully_star,
+           count(*) FILTER (WHERE block = 'partial') AS partially,
+           count(*) FILTER (WHERE block = 'partial' AND named) AS partially_named,
+           count(*) FILTER (WHERE block = 'partial' AND NOT named) AS partially_star
+    FROM sites
+    WHERE status_class <> 'No robots.txt capture'
     GROUP BY crawl, agent
 )
 SELECT crawl, agent, sites, robots_sites,

@@ -11,12 +11,12 @@
 --
 -- Result: one row per crawl and agent (sites.agent), over ranked sites with a capture:
 --   crawl, agent
---   fully        the deciding capture is a robots.txt (status class "Robots.txt with
---                rules" or "no rules") and Google's verdict for the agent at the site
---                root '/' is disallowed
---   partially    a robots.txt, '/' allowed, and some path of the file disallowed
---                (google_class = partial: the Somesite probes)
---   none         a robots.txt, '/' allowed and nothing probed disallowed
+--   fully        sites.block = 'full': the deciding capture is a robots.txt (status
+--                class "Robots.txt with rules" or "no rules") and Google's verdict for
+--                the agent at the site root '/' is disallowed
+--   partially    block = 'partial': a robots.txt, '/' allowed, and some path of the
+--                file disallowed (google_class = partial: the Somesite probes)
+--   none         block = 'none': a robots.txt, '/' allowed and nothing probed disallowed
 --   not_found    the deciding capture is a 404 (Somesite's 404_robots)
 --   errors       every other site with a capture: forbidden, defer visits, other
 --                allow-all statuses, unresolved redirects, MIME not a robots.txt
@@ -33,23 +33,23 @@
 -- `none` for this one.
 
 WITH s AS (
-    SELECT *, status_class IN ('Robots.txt with rules', 'Robots.txt no rules') AS is_robots,
+    SELECT *, block IS NOT NULL AS is_robots,
            status_class = 'HTTP allow all' AND http_status = 404 AS is_404
     FROM sites
     WHERE rank IS NOT NULL AND status_class <> 'No robots.txt capture'
 )
 SELECT crawl,
        agent,
-       count(*) FILTER (WHERE is_robots AND NOT root_allowed) AS fully,
-       count(*) FILTER (WHERE is_robots AND root_allowed AND google_class = 'partial') AS partially,
-       count(*) FILTER (WHERE is_robots AND root_allowed AND google_class = 'none') AS "none",
+       count(*) FILTER (WHERE block = 'full') AS fully,
+       count(*) FILTER (WHERE block = 'partial') AS partially,
+       count(*) FILTER (WHERE block = 'none') AS "none",
        count(*) FILTER (WHERE is_404) AS not_found,
        count(*) FILTER (WHERE NOT is_robots AND NOT is_404) AS errors,
        count(*) AS sites,
        count(*) FILTER (WHERE is_robots AND google_class = 'full') AS fully_probe,
        count(*) FILTER (WHERE is_robots AND cc_class = 'disallow_all') AS fully_exact,
-       count(*) FILTER (WHERE is_robots AND NOT root_allowed AND named) AS fully_named,
-       count(*) FILTER (WHERE is_robots AND NOT root_allowed AND NOT named) AS fully_star
+       count(*) FILTER (WHERE block = 'full' AND named) AS fully_named,
+       count(*) FILTER (WHERE block = 'full' AND NOT named) AS fully_star
 FROM s
 GROUP BY crawl, agent
 ORDER BY crawl, agent;

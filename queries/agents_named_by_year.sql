@@ -36,7 +36,7 @@ strata AS (
                           ('100k', 100000, 4), ('1M', 1000000, 5),
                           ('2M', 9223372036854775807, 6), ('all', NULL, 7)) AS t("top-k", k, pos)
 )
-SELECT CASE WHEN regexp_like(n.crawl, '^CC-MAIN-[0-9]{4}-')
+SELECT CASE WHEN regexp_like(n.crawl, '^CC-MAIN-[0-9]{4}-[0-9]{2}$')
             THEN CAST(substr(n.crawl, 9, 4) AS INTEGER) END AS year,
        st."top-k",
        n.useragent,

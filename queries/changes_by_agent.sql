@@ -17,9 +17,9 @@
 --   blocks_removed         sites present in both that fully blocked it in from_crawl
 --                          and do not in to_crawl
 --   net                    blocks_added - blocks_removed
--- "Fully" is that of agent_restrictions_by_crawl.sql: the deciding capture is a
--- robots.txt file (status class "Robots.txt with rules" or "no rules") and Google's
--- verdict for the agent at '/' is disallowed. A site is present in a crawl when its
+-- "Fully" is sites.block = 'full': the deciding capture is a robots.txt file (status
+-- class "Robots.txt with rules" or "no rules") and Google's verdict for the agent at
+-- '/' is disallowed. A site is present in a crawl when its
 -- status class there is anything but "No robots.txt capture".
 --
 -- Caveats: every site counts, ranked or not (filter on `rank` for a top-k view); a site
@@ -42,8 +42,7 @@ WITH present AS (
 fully AS (
     SELECT crawl, site, agent
     FROM sites
-    WHERE status_class IN ('Robots.txt with rules', 'Robots.txt no rules')
-      AND NOT root_allowed
+    WHERE block = 'full'
 ),
 crawls AS (
     SELECT crawl AS from_crawl, lead(crawl) OVER (ORDER BY crawl) AS to_crawl

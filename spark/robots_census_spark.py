@@ -2,11 +2,9 @@
 
     spark-submit [--files target/release/robots-census] spark/robots_census_spark.py \\
         [--binary PATH] RUN_ARGS...
-    spark-submit ... spark/robots_census_spark.py --step sites [--binary PATH] OUT [OPTIONS]
-    spark-submit ... spark/robots_census_spark.py --step changes [--binary PATH] OUT \\
-        --from CRAWL --to CRAWL
 
-(`--step sites|changes` runs that study step as Spark SQL: see spark/robots_census_sql.py.)
+(The steps after the run, `sites` and `changes`, are one crawl per machine: run
+`robots-census sites OUT --crawl C` on each, as deploy/ shows for Kubernetes and Batch.)
 
 RUN_ARGS are the arguments of `robots-census run` exactly as on one machine: inputs,
 `--inputs-from LIST`, `--out OUT`, `--tables`, `--inputs-per-task K`, ... Inputs, the list
@@ -42,7 +40,7 @@ Why retries and speculative duplicates are harmless: a task's output files are n
 by the task (`<table>/crawl=<C>/<task>.parquet`, `_manifests/<task>.json`), never by
 the attempt, and their bytes depend only on the task's inputs and the settings (not
 on the machine, thread count or timing). Each process writes under a temporary name
-unique to it (`.<name>.<pid>-<n>.tmp`, which no `*.parquet` glob matches) and renames
+unique to it (`.<name>.<machine>-<pid>-<n>.tmp`, which no `*.parquet` glob matches) and renames
 it into place; on S3 an object appears whole when its upload completes. The manifest
 is renamed last. So a failed attempt leaves no visible part, and two attempts of the
 same task (a retry after a lost executor, or a speculative copy running at the same
@@ -79,25 +77,20 @@ class TaskFailed(RuntimeError):
 
 
 def parse_job_args(argv):
-    """Splits the job's own options (first) from the arguments of `run` or of the step
-    (the rest): (binary, step or None, args)."""
-    binary = step = None
+    """Splits the job's own options (first) from the arguments of `run` (the rest):
+    (binary, args)."""
+    binary = None
     args = list(argv)
-    while args and args[0] in ("--binary", "--step", "--help", "-h"):
+    while args and args[0] in ("--binary", "--help", "-h"):
         if args[0] in ("--help", "-h"):
             print(__doc__)
             sys.exit(0)
         if len(args) < 2:
             raise SystemExit(f"robots_census_spark: {args[0]} needs a value")
-        if args[0] == "--binary":
-            binary = args[1]
-        else:
-            step = args[1]
+        binary = args[1]
         args = args[2:]
     if args and args[0] == "--":
         args = args[1:]
-    if step is not None:
-        return binary, step, args
     for arg in args:
         flag = arg.split("=", 1)[0]
         if flag in MANAGED_FLAGS:
@@ -105,7 +98,7 @@ def parse_job_args(argv):
                 f"robots_census_spark: {flag} is set by the job for each task; leave it out"
                 + (" (delete the old dataset first, or use a new --out)" if flag == "--overwrite" else "")
             )
-    return binary, None, args
+    return binary, args
 
 
 def task_args(run_args, task_cpus):
@@ -292,25 +285,7 @@ def status(binary, out):
 def main(argv):
     from pyspark import AccumulatorParam, SparkContext
 
-    explicit_binary, step, run_args = parse_job_args(argv)
-    if step is not None:
-        # The study steps run SQL on the driver's session (spark/robots_census_sql.py,
-        # beside this file; ship it with --py-files in cluster deploy mode).
-        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-        import robots_census_sql
-        from pyspark.sql import SparkSession
-
-        spark = (SparkSession.builder.appName(f"robots-census {step}")
-                 .config("spark.sql.session.timeZone", "UTC").getOrCreate())
-        try:
-            # After the session: a binary shipped with --files is found through it.
-            binary = find_binary(explicit_binary)
-            return robots_census_sql.main_step(spark, binary, step, run_args)
-        except FileNotFoundError as e:
-            print(f"robots_census_spark: {e}", file=sys.stderr)
-            return USAGE
-        finally:
-            spark.stop()
+    explicit_binary, run_args = parse_job_args(argv)
 
     class ListParam(AccumulatorParam):
         def zero(self, value):

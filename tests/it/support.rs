@@ -380,14 +380,9 @@ pub fn results_by_file(stdout: &[u8]) -> BTreeMap<String, Value> {
 }
 
 /// Every SQL file of `files` run over the dataset `out` by DuckDB (through its
-/// `_views.sql`, tests/queries/run_queries.py) and by Spark SQL in local mode
-/// (tests/queries/run_queries_spark.py with queries/preamble/spark.sql), each engine
-/// running all of them in one session: `[("DuckDB", results), ("Spark", results)]`,
-/// results by file name as [`results_by_file`] gives them.
-pub fn duckdb_and_spark_results(
-    out: &Path,
-    files: &[PathBuf],
-) -> [(&'static str, BTreeMap<String, Value>); 2] {
+/// `_views.sql`, tests/queries/run_queries.py), all of them in one session: results by
+/// file name as [`results_by_file`] gives them.
+pub fn duckdb_results(out: &Path, files: &[PathBuf]) -> BTreeMap<String, Value> {
     let duckdb = Command::new(python())
         .arg(repo().join("tests/queries/run_queries.py"))
         .arg(out.join("_views.sql"))
@@ -399,24 +394,7 @@ pub fn duckdb_and_spark_results(
         "DuckDB: {}",
         String::from_utf8_lossy(&duckdb.stderr)
     );
-    let spark = Command::new(python())
-        .arg(repo().join("tests/queries/run_queries_spark.py"))
-        .arg("--preamble")
-        .arg(repo().join("queries/preamble/spark.sql"))
-        .arg(out)
-        .args(files)
-        .env("SPARK_LOCAL_IP", "127.0.0.1")
-        .output()
-        .expect("run tests/queries/run_queries_spark.py");
-    assert!(
-        spark.status.success(),
-        "Spark: {}",
-        String::from_utf8_lossy(&spark.stderr)
-    );
-    [
-        ("DuckDB", results_by_file(&duckdb.stdout)),
-        ("Spark", results_by_file(&spark.stdout)),
-    ]
+    results_by_file(&duckdb.stdout)
 }
 
 /// The result of `name` in `engine` (as run_queries.py / run_queries_spark.py print it)

@@ -12,8 +12,7 @@ files:
   `fingerprint` and `format_version` equal OUT/_dataset.json's, i.e. the files of the
   dataset's current run;
 - a derived table (sites, ranks, changes): every *.parquet under OUT/<table>/, when each
-  was made from the dataset's current state (its footer, or the table's _state.json,
-  says so).
+  was made from the dataset's current state (its footer says so).
 
 A table with no files is not registered (a query naming it fails). Each table is an
 external Parquet table of the session's catalog over a temporary directory of links to
@@ -54,10 +53,9 @@ import uuid
 # lists; every other table is a run table, listed by the manifests.
 DERIVED_TABLES = ["sites", "ranks", "changes"]
 
-# The dataset tables as the Spark step reads them, the SQL splitting and the function
-# aliases it uses: one definition, in spark/robots_census_sql.py.
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "spark"))
-from robots_census_sql import (  # noqa: E402
+# The dataset tables as Spark reads them, the SQL splitting and the function aliases.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from spark_tables import (  # noqa: E402
     derived_table_states, finished_manifests, register_function_aliases, run_table_files,
     spark_schema, split_statements)
 

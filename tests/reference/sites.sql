@@ -1,39 +1,21 @@
--- The `sites` step: one row per (crawl, site, agent), the capture that decides for the
--- site in that crawl and what it says (schemas/sites.json), as src/sites/ computes it.
+-- An independent reference of the `sites` step (src/sites/), for the tests only: one row
+-- per (crawl, site, agent), the capture that decides for the site in that crawl and what
+-- it says (schemas/sites.json), as plain SQL over the run's tables. tests/it/sites.rs
+-- runs it in the embedded engine (`robots-census query`) on generated crawls and
+-- requires the step's rows, column by column with their types. It is not a product
+-- path: it holds a crawl in memory and is slow; the step is written once, in Rust.
 --
 -- Reads, by name:
---   documents      with the columns `run` writes at parse time for this step:
---                  url_key (census::urls::lookup_key(url)), location_key
---                  (lookup_key(location)), robots_mime (site_classes::robots_mime(
---                  payload_type, content_type)), host_name (urls::host_name(host)).
+--   documents      with the columns `run` writes for the step: url_key, location_key,
+--                  robots_mime, host_name.
 --   agents         doc_id, agent, named, root_allowed, probe_class, cc_class, crawl.
---   ranks          rank, host, and host_name (urls::host_name(host)),
---                  registrable_domain (urls::registrable_domain(host)), written by the
---                  runner from --ranks FILE (only read when sites_options.with_ranks).
---   sites_options  one row the step runner makes from the command line:
+--   ranks          rank, host_name, registrable_domain (only when with_ranks).
+--   sites_options  one row the test makes:
 --                    site_key VARCHAR          'host' | 'host-nowww' | 'registrable-domain'
 --                    status_semantics VARCHAR  'rfc9309' | 'google' | 'ccbot' | 'yandex'
 --                                              | 'urllib' | 'robots-parser'
---                    agents VARCHAR            NULL: every agent of the agents table,
---                                              else the --agents tokens joined by ','
---                    with_ranks BOOLEAN        --ranks given (the ranks table is the
---                                              one the runner just wrote)
---
--- The step on Spark SQL: `spark/robots_census_spark.py --step sites OUT` runs this file
--- (spark/robots_census_sql.py makes the views and writes the table). `robots-census sites`
--- still runs src/sites/. Run it by hand in DuckDB or
--- Spark SQL after a `CREATE OR REPLACE VIEW sites_options AS SELECT 'host' AS site_key,
--- 'rfc9309' AS status_semantics, CAST(NULL AS STRING) AS agents, false AS with_ranks`
--- (and, in Spark, queries/preamble/spark.sql). tests/it/sites.rs
--- (sql_step_gives_the_rust_sites_rows) requires the Rust step's rows from this file in
--- the embedded engine, DuckDB and Spark SQL for every site key and status semantics.
--- It does not scale yet (BENCHMARKS.md, "The sites step as SQL"): on a generated crawl of
--- 1M captures it exhausts the embedded engine's 1 GiB and does not finish in DuckDB in
--- 600 s. Use it on small crawls only until the staged version replaces it.
---
--- What stays with the runner (SQL cannot fail with a message portably): no documents,
--- a crawl without agents rows (NoAgents), an --agents token not in a crawl's agents
--- (UnknownAgent), an empty --agents list, parsing the ranks file.
+--                    agents VARCHAR            NULL: every agent, else tokens joined by ','
+--                    with_ranks BOOLEAN        the ranks table is the one just written
 --
 -- Fetch outcome codes (column `outcome`, site_classes::Fetch, in Common Crawl's precedence):
 --   0 success, 1 allow all, 2 forbidden, 3 defer visits, 4 redirect (not resolved).
@@ -54,6 +36,8 @@ latest AS (
     WHERE d.url IS NOT NULL
       AND d.crawl IS NOT NULL
       AND coalesce(d.record_kind, '') <> 'revisit'
+      -- a status cell that did not parse: no status and no parse, nothing to decide with
+      AND NOT (d.http_status IS NULL AND d.parsed_size IS NULL)
     QUALIFY row_number() OVER (
         PARTITION BY d.crawl, d.url_key
         ORDER BY d.fetch_time DESC NULLS LAST, d.doc_id DESC) = 1
@@ -74,6 +58,9 @@ caps AS (
                WHEN o.status_semantics IN ('google', 'ccbot') AND l.status = 429 THEN 3
                WHEN o.status_semantics IN ('rfc9309', 'google', 'ccbot', 'urllib')
                     AND l.status BETWEEN 500 AND 599 THEN 3
+               -- Google: a code outside 2xx-5xx is an invalid response, a server error
+               WHEN o.status_semantics = 'google'
+                    AND (l.status < 200 OR l.status > 599) THEN 3
                ELSE 1
            END AS outcome,
            -- the site of a starting point (a /robots.txt URL with a host)
@@ -191,6 +178,13 @@ SELECT s.site,
        f.root_allowed,
        f.cc_class,
        coalesce(f.named, false) AS named,
+       CASE
+           WHEN d.status_class NOT IN ('Robots.txt with rules', 'Robots.txt no rules')
+                OR d.status_class IS NULL THEN NULL
+           WHEN NOT f.root_allowed THEN 'full'
+           WHEN f.probe_class = 'partial' THEN 'partial'
+           ELSE 'none'
+       END AS block,
        d.doc_id,
        d.url,
        d.start_url,

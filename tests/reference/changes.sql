@@ -1,38 +1,26 @@
--- The `changes` step: one row per change of a site between two crawls of the sites table
--- (schemas/changes.json), in the order src/changes/ writes them: sites in name order;
--- within a site its status-class change, then its block changes (agents in name order),
--- the rule lines removed then added (each in agent, directive, pattern order), the
--- sitemaps removed then added (in URL order).
+-- An independent reference of the `changes` step (src/changes/), for the tests only: one
+-- row per change of a site between two crawls of the sites table (schemas/changes.json),
+-- in the order the step writes them: sites in name order; within a site its
+-- status-class change, then its block changes (agents in name order), the rule lines
+-- removed then added (each in agent, directive, pattern order), the sitemaps removed
+-- then added (in URL order). tests/it/changes.rs runs it in the embedded engine
+-- (`robots-census query`) and requires the step's rows in the step's order. It is not a
+-- product path: the step is written once, in Rust.
 --
 -- Reads, by name:
---   sites            site, agent, status_class, google_class, root_allowed, doc_id, crawl
---                    (the `sites` step's table; both crawls made with the same options)
+--   sites            site, agent, status_class, block, doc_id, crawl (the `sites` step's
+--                    table; both crawls made with the same options)
 --   groups, rules,   the rule lines and sitemaps of the deciding robots.txt files
 --   sitemaps
---   changes_options  one row the step runner makes from the command line:
+--   changes_options  one row the test makes:
 --                      from_crawl VARCHAR   --from, the earlier crawl
 --                      to_crawl VARCHAR     --to, the later crawl
 --
--- `robots-census changes` still runs src/changes/ (in the embedded engine this file takes
--- 2.2 times its wall time: BENCHMARKS.md, "The changes step as SQL");
--- `spark/robots_census_spark.py --step changes OUT --from A --to B` runs this file (spark/robots_census_sql.py makes the views
--- and writes the partition). Run it by hand in DuckDB or Spark SQL after `CREATE OR
--- REPLACE VIEW changes_options AS SELECT 'CC-MAIN-2026-01' AS from_crawl,
--- 'CC-MAIN-2026-02' AS to_crawl` (and, in Spark, queries/preamble/spark.sql and the
--- `unnest` alias of explode that spark/robots_census_sql.py registers: SQL cannot make it).
--- tests/it/changes.rs (sql_step_gives_the_rust_change_rows) requires the Rust step's
--- rows from this file in the embedded engine, DuckDB and Spark SQL.
---
--- What stays with the runner (SQL cannot fail with a message portably): no sites table,
--- a crawl not in it, --from equal to --to, the two crawls made with different
--- --site-key or --status-semantics.
---
--- Meanings (src/changes/read.rs, diff.rs):
+-- Meanings (src/changes/diff.rs):
 --   present    a site whose status class is anything but 'No robots.txt capture'
---   block      'full' when the deciding capture is a robots.txt file (class 'Robots.txt
---              with rules' or 'no rules') and Google's verdict at '/' is disallowed;
---              'partial' when such a file allows '/' and google_class is 'partial';
---              'none' otherwise (compared only for agents with a row in both crawls)
+--   block      sites.block, 'none' when null (a deciding capture that is not a
+--              robots.txt file blocks no one); compared only for agents with a row in
+--              both crawls
 --   rule line  (product token of the group, allow|disallow, pattern or ''), one per
 --              product token of the group; lines outside any group do not count.
 --              Compared, like sitemaps, only when the site's deciding capture is a
@@ -49,13 +37,7 @@ WITH opts AS (
 -- one-row options would cost DataFusion a batch per row).
 site_rows AS (
     SELECT s.crawl, s.site, s.agent, s.status_class, s.doc_id, o.from_crawl, o.to_crawl,
-           CASE
-               WHEN s.status_class IN ('Robots.txt with rules', 'Robots.txt no rules')
-                    AND s.root_allowed = false THEN 'full'
-               WHEN s.status_class IN ('Robots.txt with rules', 'Robots.txt no rules')
-                    AND s.root_allowed AND s.google_class = 'partial' THEN 'partial'
-               ELSE 'none'
-           END AS block
+           coalesce(s.block, 'none') AS block
     FROM sites s
     JOIN opts o ON s.crawl = o.from_crawl OR s.crawl = o.to_crawl
     WHERE s.status_class <> 'No robots.txt capture'
