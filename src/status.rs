@@ -152,13 +152,7 @@ pub fn step_status(out: &OutTarget, step: Step) -> Result<StepStatus, String> {
     use crate::output::Table;
     let run = dataset_status(out)?;
     let catalog = Catalog::open(out).map_err(|e| e.to_string())?;
-    let crawls_of = |table: Table| -> std::collections::BTreeSet<String> {
-        catalog
-            .parts(table)
-            .iter()
-            .map(|p| p.crawl.clone())
-            .collect()
-    };
+    let crawls_of = |table: Table| catalog.crawls(table);
     let fresh = |table: Table| matches!(catalog.entry(table), Entry::Present(_));
     let (name, wanted, have): (&str, Vec<String>, std::collections::BTreeSet<String>) = match step {
         Step::Sites => {

@@ -224,6 +224,17 @@ impl Catalog {
         self.parts.get(table.name()).map_or(&[], Vec::as_slice)
     }
 
+    /// The crawls of `table`: those of its parts holding rows. A task whose inputs gave
+    /// no document (an unreadable input) writes empty parts under a crawl of its own
+    /// (`unknown`); that is no crawl of the dataset, and no step has to decide it.
+    pub fn crawls(&self, table: Table) -> std::collections::BTreeSet<String> {
+        self.parts(table)
+            .iter()
+            .filter(|p| p.rows > 0)
+            .map(|p| p.crawl.clone())
+            .collect()
+    }
+
     /// The files of `table`, or why it cannot be read (absent or stale).
     pub fn files(&self, table: Table) -> Result<&[PathBuf], String> {
         match self.entry(table) {

@@ -206,8 +206,13 @@ fn crawl_parts(catalog: &Catalog) -> BTreeMap<String, CrawlParts> {
         .iter()
         .filter_map(|p| Some(((p.crawl.as_str(), task_of(&p.rel)?), p.path.as_path())))
         .collect();
+    let wanted = catalog.crawls(Table::Documents);
     let mut crawls: BTreeMap<String, CrawlParts> = BTreeMap::new();
-    for part in catalog.parts(Table::Documents) {
+    for part in catalog
+        .parts(Table::Documents)
+        .iter()
+        .filter(|p| wanted.contains(&p.crawl))
+    {
         let crawl = crawls
             .entry(part.crawl.clone())
             .or_insert_with(|| CrawlParts {
