@@ -88,7 +88,7 @@ fn changes_and_query_match_independent_expectations_and_each_other() {
             assert_eq!(h["to_crawl"], to);
             kinds.insert(h["change"].as_str().unwrap_or_default().to_owned());
         }
-        in_passes_the_same(&out, (from, to), &dir.join("part-0.parquet"), &summary);
+        spilled_the_same(&out, (from, to), &dir.join("part-0.parquet"), &summary);
     }
     // Every kind of change occurs in the corpus.
     assert_eq!(
@@ -135,16 +135,16 @@ fn changes_and_query_match_independent_expectations_and_each_other() {
     assert_eq!(Value::from(from_command), have["rows"]);
 }
 
-/// `changes --memory-limit` small enough for passes writes the bytes one pass wrote
-/// (`part`, read before) and prints the same summary (`summary`), whatever the passes.
-fn in_passes_the_same(
+/// `changes --memory-limit` small enough to spill writes the bytes the comparison in
+/// memory wrote (`part`, read before) and prints the same summary (`summary`).
+fn spilled_the_same(
     out: &std::path::Path,
     (from, to): (&str, &str),
     part: &std::path::Path,
     summary: &Value,
 ) {
-    let one_pass = std::fs::read(part).expect("one pass's part");
-    let mut passes_seen = Vec::new();
+    let in_memory = std::fs::read(part).expect("the part written in memory");
+    let mut buckets_seen = Vec::new();
     for limit in ["3KiB", "12KiB"] {
         let changes = |json: bool| {
             let output = bin()
@@ -173,25 +173,25 @@ fn in_passes_the_same(
         let json: Value = serde_json::from_str(&changes(true)).expect("summary JSON");
         assert_eq!(&json, summary, "{from} -> {to} at {limit}: summary");
         assert!(
-            std::fs::read(part).expect("part") == one_pass,
-            "{from} -> {to} at {limit}: the same bytes as one pass"
+            std::fs::read(part).expect("part") == in_memory,
+            "{from} -> {to} at {limit}: the same bytes as in memory"
         );
         let text = changes(false);
-        let passes: usize = text
+        let buckets: usize = text
             .lines()
             .find_map(|l| {
-                l.strip_prefix("compared in ")?
-                    .strip_suffix(" passes (--memory-limit)")?
+                l.strip_prefix("spilled to ")?
+                    .strip_suffix(" buckets (--memory-limit)")?
                     .parse()
                     .ok()
             })
-            .unwrap_or_else(|| panic!("{from} -> {to} at {limit}: no passes line in {text}"));
-        passes_seen.push(passes);
+            .unwrap_or_else(|| panic!("{from} -> {to} at {limit}: no buckets line in {text}"));
+        buckets_seen.push(buckets);
     }
-    // The small limit takes more passes than the larger one, and both more than one.
+    // The small limit spills to more buckets than the larger one, and both to several.
     assert!(
-        passes_seen[0] > passes_seen[1] && passes_seen[1] >= 2,
-        "{from} -> {to}: passes {passes_seen:?}"
+        buckets_seen[0] > buckets_seen[1] && buckets_seen[1] >= 2,
+        "{from} -> {to}: buckets {buckets_seen:?}"
     );
 }
 
@@ -259,22 +259,25 @@ fn changes_usage_errors_exit_2() {
         .output()
         .expect("run");
     assert_eq!(bad_limit.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&bad_limit.stderr).contains("--memory-limit \"lots\""));
+    let stderr = String::from_utf8_lossy(&bad_limit.stderr);
+    assert!(
+        stderr.contains("--memory-limit") && stderr.contains("\"lots\""),
+        "{stderr}"
+    );
     assert!(!out.join("changes").exists(), "nothing written on errors");
 }
 
-/// queries/steps/changes.sql, the changes step as one SQL statement (issue 20), gives the
-/// Rust step's rows in the Rust step's order in all three engines: the embedded one
-/// (`robots-census query`), DuckDB and Spark SQL, for every pair of the three crawls
-/// (both directions of the first and last), over a sites table with ranked sites
-/// without a capture, a site key that merges hosts and CCBot's status semantics. Every
-/// kind of change occurs.
+/// tests/reference/changes.sql, an independent reference of the changes step's rules in
+/// SQL, gives the step's rows in the step's order, in the embedded engine (`robots-census
+/// query`) and in DuckDB, for every pair of the three crawls (both directions of the
+/// first and last), over a sites table with ranked sites without a capture, a site key
+/// that merges hosts and CCBot's status semantics. Every kind of change occurs.
 #[test]
 #[cfg_attr(
     not(feature = "external-tests"),
     ignore = "needs ../shared, the venv, Java or Chromium: make test"
 )]
-fn sql_step_gives_the_rust_change_rows() {
+fn the_sql_reference_gives_the_change_rows() {
     let out = census("changes-sql-step");
     let ranks = corpus().dir.join("ranks.csv");
     sites_ok(
@@ -289,8 +292,8 @@ fn sql_step_gives_the_rust_change_rows() {
             "ccbot",
         ],
     );
-    let step = std::fs::read_to_string(repo().join("queries/steps/changes.sql"))
-        .expect("queries/steps/changes.sql");
+    let step = std::fs::read_to_string(repo().join("tests/reference/changes.sql"))
+        .expect("tests/reference/changes.sql");
     let steps = out.parent().expect("out has a parent").join("steps");
     std::fs::create_dir_all(&steps).expect("mkdir steps");
     let pairs = [
@@ -338,9 +341,9 @@ fn sql_step_gives_the_rust_change_rows() {
         wants.push((format!("{from} -> {to}"), want));
     }
     assert_eq!(kinds.len(), 8, "every kind of change occurs: {kinds:?}");
-    // DuckDB (through the dataset's _views.sql) and Spark SQL (local mode), each running
-    // every file in one session, against the Rust step's rows.
-    for (engine, results) in crate::support::duckdb_and_spark_results(&out, &files) {
+    // DuckDB (through the dataset's _views.sql), running every file in one session,
+    // against the step's rows.
+    for (engine, results) in [("DuckDB", crate::support::duckdb_results(&out, &files))] {
         assert_eq!(results.len(), files.len(), "{engine}: every file ran");
         for (n, (pair, want)) in wants.iter().enumerate() {
             crate::support::same_rows(pair, engine, &results[&format!("changes{n}")], want);

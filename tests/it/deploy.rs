@@ -9,6 +9,12 @@
 //! `s3://` list) becomes a local list of local inputs, and `OUT` (an `s3://` prefix)
 //! becomes a local directory; the image's `robots-census` on PATH is the binary under
 //! test. The command, its flags and the other variables are used as written.
+//!
+//! The steps after the run (`deploy/k8s-sites-job.yaml`, `deploy/k8s-changes-job.yaml`,
+//! `deploy/aws-batch-sites-array.json`) run the same way, once per index, on a copy of
+//! the full run: their union must equal `sites` and `changes --consecutive` run on one
+//! machine, file for file. Their `--spill-dir` (the pod's volume) becomes a local
+//! directory.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -370,4 +376,219 @@ fn wheel_installs_robots_census_on_path() {
     assert_eq!(built.status.code(), Some(0));
     // Same source, same bytes: a difference means dist/ holds a stale wheel (`make wheel`).
     assert_same_dataset(&dir.join("wheel-out"), &dir.join("built-out"));
+}
+
+/// Runs a step's deploy command once per index on `out` (its `OUT`), with `--spill-dir`
+/// pointed at a local directory, and expects exit 0 from each.
+fn run_step_every_index(
+    f: &Fixture,
+    argv: &[String],
+    env: &BTreeMap<String, String>,
+    index_var: &str,
+    shards: usize,
+    out: &Path,
+) {
+    assert!(env["OUT"].starts_with("s3://"), "OUT = {}", env["OUT"]);
+    let spill = f.dir.join("spill");
+    std::fs::create_dir_all(&spill).expect("spill dir");
+    let argv: Vec<String> = argv
+        .iter()
+        .map(|a| {
+            a.replace(
+                "--spill-dir /spill",
+                &format!("--spill-dir {}", spill.display()),
+            )
+            .replace(
+                "--spill-dir /tmp",
+                &format!("--spill-dir {}", spill.display()),
+            )
+        })
+        .collect();
+    assert!(
+        argv.iter().any(|a| a.contains("--spill-dir")),
+        "the step spills to the machine's disk: {argv:?}"
+    );
+    for index in 0..shards {
+        let output = Command::new(&argv[0])
+            .args(&argv[1..])
+            .envs(env)
+            .env("OUT", out)
+            .env("PATH", &f.path)
+            .env_remove("JOB_COMPLETION_INDEX")
+            .env_remove("AWS_BATCH_JOB_ARRAY_INDEX")
+            .env(index_var, index.to_string())
+            .output()
+            .expect("run the deploy command");
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{argv:?} index {index}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    assert_eq!(
+        std::fs::read_dir(&spill).expect("spill dir").count(),
+        0,
+        "the spill is removed after each step"
+    );
+}
+
+/// `status --step STEP` on `out`: exit 0 and `<out>/<step>/_SUCCESS` written.
+fn step_complete(out: &Path, step: &str) {
+    let status = bin()
+        .args(["status", "--step", step])
+        .arg(out)
+        .output()
+        .expect("status");
+    assert_eq!(
+        status.status.code(),
+        Some(0),
+        "status --step {step}: {}{}",
+        String::from_utf8_lossy(&status.stdout),
+        String::from_utf8_lossy(&status.stderr)
+    );
+    assert!(out.join(step).join("_SUCCESS").is_file());
+}
+
+/// The Kubernetes Indexed Job of a step: one index per crawl (or pair), 2 fails the job.
+fn indexed_step_job(file: &str, count_var: &str) -> (Vec<String>, BTreeMap<String, String>, usize) {
+    let job = load(file);
+    assert_eq!(job["kind"], "Job");
+    let spec = &job["spec"];
+    assert_eq!(spec["completionMode"], "Indexed");
+    let pod = &spec["template"]["spec"];
+    assert_eq!(pod["restartPolicy"], "Never", "podFailurePolicy needs it");
+    let container = &pod["containers"][0];
+    let fail = spec["podFailurePolicy"]["rules"]
+        .as_array()
+        .expect("rules")
+        .iter()
+        .find(|r| r["action"] == "FailJob")
+        .expect("a FailJob rule");
+    assert_eq!(fail["onExitCodes"]["values"], serde_json::json!([2]));
+    assert_eq!(fail["onExitCodes"]["containerName"], container["name"]);
+    let env = env_map(&container["env"]);
+    let count: usize = env[count_var].parse().expect("count");
+    assert_eq!(spec["completions"], count, "one index per {count_var}");
+    let argv = strings(&container["command"])
+        .into_iter()
+        .chain(strings(&container["args"]))
+        .collect();
+    (argv, env, count)
+}
+
+#[test]
+#[cfg_attr(
+    not(feature = "external-tests"),
+    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+)]
+fn the_step_jobs_decide_what_one_machine_decides() {
+    let f = fixture("deploy-steps");
+    let copy = |name: &str| {
+        let out = f.dir.join(name);
+        for entry in walkdir::WalkDir::new(&f.full).into_iter().flatten() {
+            let target = out.join(entry.path().strip_prefix(&f.full).expect("inside"));
+            if entry.file_type().is_dir() {
+                std::fs::create_dir_all(&target).expect("mkdir");
+            } else {
+                std::fs::copy(entry.path(), &target).expect("copy");
+            }
+        }
+        out
+    };
+    // One machine: every crawl, then every consecutive pair.
+    let one = copy("one");
+    for args in [&["sites", "-q"][..], &["changes", "--consecutive", "-q"]] {
+        let output = bin()
+            .args(&args[..1])
+            .arg(&one)
+            .args(&args[1..])
+            .output()
+            .expect("step");
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    step_complete(&one, "sites");
+    step_complete(&one, "changes");
+    let partitions = |out: &Path, table: &str| -> usize {
+        std::fs::read_dir(out.join(table))
+            .expect("table dir")
+            .flatten()
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+            .count()
+    };
+    assert_eq!(partitions(&one, "sites"), 2, "the fixture holds two crawls");
+    assert_eq!(partitions(&one, "changes"), 1, "one consecutive pair");
+    let only_steps = |out: &Path| -> BTreeMap<String, Vec<u8>> {
+        crate::spark::dataset_files(out)
+            .into_iter()
+            .filter(|(name, _)| name.starts_with("sites/") || name.starts_with("changes/"))
+            .collect()
+    };
+    let want = only_steps(&one);
+
+    // Kubernetes: the sites job, then the changes job, as their comments run them.
+    let k8s = copy("k8s");
+    let (argv, env, crawls) = indexed_step_job("k8s-sites-job.yaml", "CRAWLS");
+    run_step_every_index(&f, &argv, &env, "JOB_COMPLETION_INDEX", crawls, &k8s);
+    step_complete(&k8s, "sites");
+    let (argv, env, pairs) = indexed_step_job("k8s-changes-job.yaml", "PAIRS");
+    assert_eq!(pairs + 1, crawls, "one pair per consecutive crawls");
+    run_step_every_index(&f, &argv, &env, "JOB_COMPLETION_INDEX", pairs, &k8s);
+    step_complete(&k8s, "changes");
+    let got = only_steps(&k8s);
+    assert_eq!(
+        got.keys().collect::<Vec<_>>(),
+        want.keys().collect::<Vec<_>>()
+    );
+    for (name, bytes) in &want {
+        assert!(got[name] == *bytes, "k8s: {name} differs");
+    }
+
+    // AWS Batch: the sites array, a valid SubmitJob request.
+    let submit = load("aws-batch-sites-array.json");
+    let check = Command::new(python())
+        .args([
+            "-c",
+            r#"
+import json, sys
+import botocore.session
+from botocore.validate import validate_parameters
+model = botocore.session.get_session().get_service_model("batch")
+validate_parameters(json.load(open(sys.argv[1])), model.operation_model("SubmitJob").input_shape)
+"#,
+        ])
+        .arg(repo().join("deploy/aws-batch-sites-array.json"))
+        .output()
+        .expect("python");
+    assert!(
+        check.status.success(),
+        "{}",
+        String::from_utf8_lossy(&check.stderr)
+    );
+    let overrides = &submit["containerOverrides"];
+    let env = env_map(&overrides["environment"]);
+    let crawls: usize = env["CRAWLS"].parse().expect("CRAWLS");
+    assert_eq!(submit["arrayProperties"]["size"], crawls);
+    let batch = copy("batch");
+    run_step_every_index(
+        &f,
+        &strings(&overrides["command"]),
+        &env,
+        "AWS_BATCH_JOB_ARRAY_INDEX",
+        crawls,
+        &batch,
+    );
+    step_complete(&batch, "sites");
+    let got = only_steps(&batch);
+    let want_sites: BTreeMap<&String, &Vec<u8>> = want
+        .iter()
+        .filter(|(n, _)| n.starts_with("sites/"))
+        .collect();
+    let got_sites: BTreeMap<&String, &Vec<u8>> = got.iter().collect();
+    assert_eq!(got_sites, want_sites, "batch: the sites table");
 }

@@ -8,6 +8,7 @@ mod damaged;
 mod dataset;
 mod deploy;
 mod differential;
+mod generated;
 mod generative;
 mod lint_rules;
 mod parser_props;

@@ -543,3 +543,118 @@ fn a_remote_run_killed_with_sigkill_then_resumed_equals_a_clean_run() {
         "the list, then each unfinished input once: {requested:?}"
     );
 }
+
+/// `sites` and `changes` on an S3 dataset (moto) write the very files they write on a
+/// local copy of it, one crawl at a time as machines of a cluster would (`--shard`),
+/// `query` reads them there, and `status --step` says when every crawl is decided.
+#[test]
+#[cfg_attr(
+    not(feature = "external-tests"),
+    ignore = "needs the venv (moto): make test"
+)]
+fn the_steps_after_the_run_work_on_an_s3_dataset() {
+    let dir = scratch("remote_out_steps");
+    let (root, rel) = serve_tree(&dir, &sample_files());
+    let inputs: Vec<String> = rel.iter().map(|r| path_arg(&root.join(r))).collect();
+    let s3 = moto_server("steps-test", &[]);
+    let tmp = dir.join("tmp");
+    std::fs::create_dir_all(&tmp).expect("mkdir tmp");
+    let mut env = s3_env(s3.port);
+    env.push(("TMPDIR", path_arg(&tmp)));
+    let robots = |args: &[&str]| {
+        let mut cmd = bin();
+        cmd.args(args);
+        for (key, value) in &env {
+            cmd.env(key, value);
+        }
+        cmd.output().expect("robots-census runs")
+    };
+    let url = "s3://steps-test/study";
+    let local = dir.join("out-local");
+    let local_s = path_arg(&local);
+    for out in [local_s.as_str(), url] {
+        let mut args: Vec<&str> = vec!["run"];
+        args.extend(inputs.iter().map(String::as_str));
+        args.extend(["--out", out, "--inputs-per-task", "2", "--quiet"]);
+        let output = robots(&args);
+        assert!(
+            output.status.code().is_some_and(|c| c <= 1),
+            "run {out}: {}",
+            stderr(&output)
+        );
+        // Not decided yet.
+        assert_eq!(
+            robots(&["status", out, "--step", "sites"]).status.code(),
+            Some(1)
+        );
+        // One crawl per "machine", as the Indexed Job of deploy/ runs them.
+        for shard in ["0/2", "1/2"] {
+            let output = robots(&["sites", out, "--shard", shard, "--quiet"]);
+            assert_eq!(
+                output.status.code(),
+                Some(0),
+                "sites {out} {shard}: {}",
+                stderr(&output)
+            );
+        }
+        let output = robots(&["status", out, "--step", "sites"]);
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&output.stdout)
+        );
+        let output = robots(&["changes", out, "--consecutive", "--quiet"]);
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "changes {out}: {}",
+            stderr(&output)
+        );
+        let output = robots(&["status", out, "--step", "changes"]);
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&output.stdout)
+        );
+    }
+    let copy = dir.join("out-s3-copy");
+    download(s3.port, "steps-test", "study", &copy);
+    let (want, got) = (tree(&local), tree(&copy));
+    for table in ["sites/", "changes/"] {
+        let names = |t: &std::collections::BTreeMap<String, Vec<u8>>| -> Vec<String> {
+            t.keys().filter(|k| k.starts_with(table)).cloned().collect()
+        };
+        assert_eq!(names(&want), names(&got), "{table}: the same files");
+        assert!(
+            names(&want).iter().any(|k| k.ends_with(".parquet")),
+            "{table} has parts"
+        );
+        for name in names(&want).iter().filter(|k| k.ends_with(".parquet")) {
+            assert!(got[name] == want[name], "{name} differs");
+        }
+    }
+    let count = |out: &str| {
+        let output = robots(&[
+            "query",
+            out,
+            "--format",
+            "csv",
+            "-e",
+            "SELECT count(*) AS n FROM sites",
+        ]);
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    };
+    assert_eq!(
+        count(url),
+        count(&local_s),
+        "query reads the S3 sites table"
+    );
+    assert_eq!(
+        temporaries(&tmp),
+        Vec::<PathBuf>::new(),
+        "staging and spill left behind"
+    );
+}

@@ -443,11 +443,11 @@ fn sites_output_is_deterministic_and_replaces_the_old_table() {
     not(feature = "external-tests"),
     ignore = "needs ../shared, the venv, Java or Chromium: make test"
 )]
-fn sites_decided_in_passes_write_the_same_bytes() {
-    // A --memory-limit of a few captures splits each crawl into passes over ranges of
-    // site names; the corpus's redirect chains cross those ranges (to www., 5 and 6
-    // hops), and the table must not change by a byte.
-    let out = census("sites-passes");
+fn sites_spilled_to_buckets_write_the_same_bytes() {
+    // A --memory-limit of a few captures spills each crawl to many buckets; the corpus's
+    // redirect chains cross them (to www., 5 and 6 hops), and the table must not change
+    // by a byte.
+    let out = census("sites-buckets");
     let ranks = corpus().dir.join("ranks.csv");
     let ranks = ranks.to_str().expect("UTF-8 path");
     for key in ["host", "host-nowww", "registrable-domain"] {
@@ -459,41 +459,40 @@ fn sites_decided_in_passes_write_the_same_bytes() {
             let output = sites(&out, &[&args[..], &["--memory-limit", limit]].concat());
             let stderr = String::from_utf8_lossy(&output.stderr);
             assert_eq!(output.status.code(), Some(0), "{key} {limit}: {stderr}");
-            let passes: Vec<usize> = stderr
+            let buckets: Vec<usize> = stderr
                 .lines()
-                .filter(|l| l.contains(" passes (--memory-limit)"))
                 .filter_map(|l| {
-                    l.split(" passes (--memory-limit)")
-                        .next()?
-                        .rsplit(' ')
+                    l.split(" buckets (--memory-limit)")
                         .next()
+                        .filter(|head| head.len() < l.len())?
+                        .rsplit(' ')
+                        .next()?
+                        .parse()
+                        .ok()
                 })
-                .filter_map(|n| n.parse().ok())
                 .collect();
             assert_eq!(
-                passes.len(),
+                buckets.len(),
                 3,
-                "{key} {limit}: passes per crawl in {stderr}"
+                "{key} {limit}: buckets per crawl in {stderr}"
             );
             assert!(
-                passes.iter().all(|&n| n >= least),
-                "{key} {limit}: {passes:?}"
-            );
-            // The agents rows of a dataset `run` wrote are where its documents say: the
-            // passes read them by position, no row group falls back to the filter.
-            assert!(
-                !stderr.contains("read with a filter"),
-                "{key} {limit}: {stderr}"
+                buckets.iter().all(|&n| n >= least),
+                "{key} {limit}: {buckets:?}"
             );
             assert!(
                 whole == sites_parts(&out),
-                "{key} {limit}: the same bytes as one pass"
+                "{key} {limit}: the same bytes as in memory"
             );
         }
     }
     let output = sites(&out, &["--memory-limit", "lots"]);
     assert_eq!(output.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&output.stderr).contains("--memory-limit \"lots\""));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("--memory-limit") && stderr.contains("\"lots\""),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -572,14 +571,17 @@ fn csv_redirects_are_followed_through_the_location_column() {
             1
         )
     );
-    // Decided in passes (a.example's pass keeps b.example's capture it redirects to):
+    // Spilled to buckets (a.example's bucket looks up b.example's capture it redirects to):
     // the same bytes.
     let whole = sites_parts(&out);
     sites_ok(
         &out,
         &["-q", "--agents", "GPTBot", "--memory-limit", "1KiB"],
     );
-    assert!(whole == sites_parts(&out), "the same bytes in passes");
+    assert!(
+        whole == sites_parts(&out),
+        "the same bytes spilled to buckets"
+    );
     // Without the column (another name asked for), the redirects have nowhere to go.
     let out = run_and_decide("without", &["--csv-location-column", "moved_to"]);
     let decided = by_site(&out);
@@ -799,21 +801,19 @@ pub(crate) fn query_rows(out: &Path, args: &[&str]) -> Vec<Value> {
         .collect()
 }
 
-/// queries/steps/sites.sql, the sites step as one SQL statement (issue 20), gives the
-/// Rust step's rows in all three engines: the embedded one (`robots-census query`),
-/// DuckDB and Spark SQL, for every site key and status semantics, with and without
-/// ranks, and with an --agents subset. The Rust step's table is read back through the
-/// embedded engine; DuckDB and Spark run the file after the same one-row
-/// `sites_options` view.
+/// tests/reference/sites.sql, an independent reference of the sites step's rules in
+/// SQL, gives the step's rows on the Python-generated corpus (3 crawls, ranks) under
+/// every site key and status semantics and an --agents subset: in the embedded engine
+/// (`robots-census query`) and in DuckDB, after the same one-row `sites_options` view.
 #[test]
 #[cfg_attr(
     not(feature = "external-tests"),
     ignore = "needs ../shared, the venv, Java or Chromium: make test"
 )]
-fn sql_step_gives_the_rust_sites_rows() {
+fn the_sql_reference_gives_the_sites_rows() {
     let out = census("sites-sql-step");
-    let step = std::fs::read_to_string(repo().join("queries/steps/sites.sql"))
-        .expect("queries/steps/sites.sql");
+    let step = std::fs::read_to_string(repo().join("tests/reference/sites.sql"))
+        .expect("tests/reference/sites.sql");
     let ranks = corpus().dir.join("ranks.csv");
     let ranks = ranks.to_str().expect("UTF-8 path");
     let file = out.parent().expect("out has a parent").join("step.sql");
@@ -862,7 +862,7 @@ fn sql_step_gives_the_rust_sites_rows() {
         );
         std::fs::write(&file, options.clone() + &step).expect("write step.sql");
         let have = query_rows(&out, &[file.to_str().expect("UTF-8 path")]);
-        // Kept for DuckDB and Spark, which run every file at the end.
+        // Kept for DuckDB, which runs every file at the end.
         let kept = steps.join(format!("step{n}.sql"));
         std::fs::write(&kept, options + &step).expect("write a step file");
         files.push(kept);
@@ -876,9 +876,9 @@ fn sql_step_gives_the_rust_sites_rows() {
         wants.push((combo, want));
     }
     assert!(ranked_rows > 0, "some combinations had ranked sites");
-    // DuckDB (through the dataset's _views.sql) and Spark SQL (local mode), each
-    // running every file in one session, against the Rust step's rows.
-    for (engine, results) in crate::support::duckdb_and_spark_results(&out, &files) {
+    // DuckDB (through the dataset's _views.sql), running every file in one session,
+    // against the step's rows.
+    for (engine, results) in [("DuckDB", crate::support::duckdb_results(&out, &files))] {
         assert_eq!(results.len(), files.len(), "{engine}: every file ran");
         for (n, (combo, want)) in wants.iter().enumerate() {
             // The Rust step's table, as the embedded engine read it back.

@@ -242,8 +242,17 @@ fn query_refuses_what_the_dataset_does_not_hold() {
     assert!(why.contains("-e"), "{why}");
     let why = query_refused(&out, &["-e", "SELECT nope FROM documents"]);
     assert!(why.contains("nope"), "{why}");
-    let why = query_refused(&out, &["-e", "SELECT 1", "--memory-limit", "lots"]);
-    assert!(why.contains("--memory-limit"), "{why}");
+    // A size that does not parse is a usage error (clap's, with its hint line).
+    let bad = query(&out, &["-e", "SELECT 1", "--memory-limit", "lots"]);
+    let why = String::from_utf8_lossy(&bad.stderr);
+    assert_eq!(bad.status.code(), Some(2), "{why}");
+    assert!(bad.stdout.is_empty());
+    assert!(
+        why.lines()
+            .next()
+            .is_some_and(|l| l.contains("--memory-limit") && l.contains("lots")),
+        "{why}"
+    );
     let empty = dir.join("empty");
     std::fs::create_dir_all(&empty).expect("mkdir");
     let why = query_refused(&empty, &["-e", "SELECT 1"]);
