@@ -106,10 +106,8 @@ java:
 
 # The Spark job (spark/robots_census_spark.py) in local mode over the bundled samples,
 # the binary shipped with --files as on a cluster: a complete dataset with _SUCCESS in
-# $(SPARK_OUT), then the sites step as Spark SQL (--step sites: queries/steps/sites.sql),
-# whose rows are compared with the binary's step on a copy of the dataset, then the changes
-# step the same way (--step changes: queries/steps/changes.sql). Rerunning it
-# skips the tasks already committed.
+# $(SPARK_OUT); then the steps after the run, one crawl at a time, as a cluster would run
+# them on a machine each. Rerunning it skips the tasks already committed.
 SPARK_OUT    ?= spark-out
 SPARK_MASTER ?= local[2,3]
 SPARK_SUBMIT  = PATH="$(abspath $(VENV))/bin:$$PATH" PYSPARK_PYTHON=$(abspath $(PYTHON)) \
@@ -117,28 +115,15 @@ SPARK_SUBMIT  = PATH="$(abspath $(VENV))/bin:$$PATH" PYSPARK_PYTHON=$(abspath $(
 	$(VENV)/bin/spark-submit --master '$(SPARK_MASTER)' --conf spark.ui.enabled=false \
 	  --conf spark.driver.bindAddress=127.0.0.1 --conf spark.driver.host=127.0.0.1 \
 	  --conf spark.log.level=WARN --files $(BIN) spark/robots_census_spark.py
-SITES_ROWS    = -e 'SELECT * FROM sites ORDER BY crawl, site, agent' --format csv
 # The samples hold two crawls: CC-MAIN-2026-48 and `unknown` (the CSV dump, no crawl id).
-CHANGES_PAIR  = --from CC-MAIN-2026-48 --to unknown
-CHANGES_ROWS  = -e 'SELECT * FROM changes ORDER BY site, change, agent, directive, value' --format csv
 spark-demo: build venv java
 	$(SPARK_SUBMIT) \
 	  data-samples/cc-robotstxt-sample.warc.gz data-samples/IAH-urls-wget.warc.gz data-samples/robots-dump.csv.gz \
 	  --urls data-samples/urls.txt --urls-per-host 5 --out $(SPARK_OUT) --quiet
 	$(BIN) status $(SPARK_OUT)
-	$(SPARK_SUBMIT) --step sites $(SPARK_OUT)
-	rm -rf $(SPARK_OUT).binary && cp -r $(SPARK_OUT) $(SPARK_OUT).binary
-	$(BIN) sites $(SPARK_OUT).binary --quiet
-	$(BIN) query $(SPARK_OUT) $(SITES_ROWS) > $(SPARK_OUT)/sites-spark.csv
-	$(BIN) query $(SPARK_OUT).binary $(SITES_ROWS) > $(SPARK_OUT)/sites-binary.csv
-	cmp $(SPARK_OUT)/sites-spark.csv $(SPARK_OUT)/sites-binary.csv
-	@echo "the sites table Spark SQL wrote equals the binary's: $$(($$(wc -l < $(SPARK_OUT)/sites-spark.csv) - 1)) rows"
-	$(SPARK_SUBMIT) --step changes $(SPARK_OUT) $(CHANGES_PAIR)
-	$(BIN) changes $(SPARK_OUT).binary $(CHANGES_PAIR) --quiet
-	$(BIN) query $(SPARK_OUT) $(CHANGES_ROWS) > $(SPARK_OUT)/changes-spark.csv
-	$(BIN) query $(SPARK_OUT).binary $(CHANGES_ROWS) > $(SPARK_OUT)/changes-binary.csv
-	cmp $(SPARK_OUT)/changes-spark.csv $(SPARK_OUT)/changes-binary.csv
-	@echo "the changes Spark SQL wrote equal the binary's: $$(($$(wc -l < $(SPARK_OUT)/changes-spark.csv) - 1)) rows"
+	$(BIN) sites $(SPARK_OUT) --crawl CC-MAIN-2026-48 --quiet
+	$(BIN) sites $(SPARK_OUT) --crawl unknown --quiet
+	$(BIN) changes $(SPARK_OUT) --from CC-MAIN-2026-48 --to unknown
 
 # SCALING.md's local check: 200 Common Crawl-sized inputs (built once into scale-out/ from
 # ../shared), one process vs 4 shards one after another and all at once, outputs compared.
@@ -163,10 +148,10 @@ CRAWL_REPS      ?= 1
 # 579cf91 is the last commit before remote inputs, tasks and the sites columns landed.
 BENCH_BASELINE  ?= 579cf91
 BENCH_GUARD_MAX ?= 1.10
-# The sites step's rows (step `sites`): rust, sql (the SQL rows take over 20 minutes),
-# on generated crawls of these many captures (10000000 adds the 10M crawl: ~10 minutes).
-BENCH_SITES     ?= rust,sql
-BENCH_SITES_SIZES ?= 1000000,2000000
+# The sites and changes steps (steps `sites`, `changes`) on generated crawls of these
+# many captures (each size's crawls are made once into $(BENCH_OUT)).
+BENCH_SITES_SIZES ?= 2000000,10000000
+BENCH_CHANGES_SIZES ?= 2000000,10000000
 # Steps of scripts/bench.py to run (e.g. BENCH_ONLY=guard).
 BENCH_ONLY      ?= parse,verdicts,python,e2e,guard,crawl,query
 # apt-get needs root; use sudo when not root.
@@ -178,7 +163,7 @@ bench: export PYTHONDONTWRITEBYTECODE = 1
 bench: bench-tools venv bench-inputs wheel
 	$(PYTHON) scripts/bench.py --out $(BENCH_OUT) --shared $(SHARED) --reps $(BENCH_REPS) \
 	  --crawl-reps $(CRAWL_REPS) --baseline $(BENCH_BASELINE) --guard-max $(BENCH_GUARD_MAX) \
-	  --sites-variants $(BENCH_SITES) --sites-sizes $(BENCH_SITES_SIZES) --only $(BENCH_ONLY)
+	  --sites-sizes $(BENCH_SITES_SIZES) --changes-captures $(BENCH_CHANGES_SIZES) --only $(BENCH_ONLY)
 
 # GNU time (peak RSS via `/usr/bin/time -v`) and gzip (the decompression baseline).
 bench-tools:

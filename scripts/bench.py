@@ -468,19 +468,15 @@ def main():
     parser.add_argument("--every", type=int, default=20, help="sample for the slow verdict engines")
     parser.add_argument("--only", default="parse,verdicts,python,e2e,guard,crawl,query",
                         help="comma-separated steps (also: sites and changes, not run by "
-                             "default: the SQL variants of sites take over 20 minutes, the "
-                             "Spark rows of changes about 5, see BENCHMARKS.md)")
+                             "default: their 10M crawls take several minutes each)")
     parser.add_argument("--baseline", default="579cf91",
                         help="the commit the guard compares this build with")
     parser.add_argument("--guard-input", default="cc.warc.gz", help="the guard's input, in --out")
     parser.add_argument("--query-input", default="cc.warc.gz",
                         help="the input of the query step's dataset, in --out")
-    parser.add_argument("--sites-sizes", default="1000000,2000000",
+    parser.add_argument("--sites-sizes", default="2000000,10000000",
                         help="captures of the sites step's generated crawls")
-    parser.add_argument("--sites-variants", default="rust,sql",
-                        help="which sites step rows to run: rust (the binary's step), sql "
-                             "(queries/steps/sites.sql in the embedded engine and DuckDB)")
-    parser.add_argument("--changes-captures", default="500000",
+    parser.add_argument("--changes-captures", default="2000000,10000000",
                         help="captures of each of the changes step's two generated crawls")
     parser.add_argument("--guard-max", type=float, default=1.10,
                         help="fail when a guarded run takes more than this times the baseline's")

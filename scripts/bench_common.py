@@ -79,10 +79,13 @@ def ratio_table(heading, intro, rows):
     if not rows:
         return []
     out = [heading, "", *intro, "",
-           "| captures | what | s | peak RSS MiB | x run |", "|---|---|---|---|---|"]
+           "| captures | what | s | µs per capture | peak RSS MiB | x run |",
+           "|---|---|---|---|---|---|"]
     runs = {r["captures"]: r["seconds"] for r in rows if r["what"].startswith("run ")}
     for r in rows:
         base = runs.get(r["captures"])
         ratio = r["seconds"] / base if base else float("nan")
-        out.append(f"| {r['captures']} | {r['what']} | {r['seconds']:.2f} | {r['rss_mib']:.0f} | {ratio:.2f} |")
+        per = r["seconds"] / r["n"] * 1e6 if r.get("n") else float("nan")
+        out.append(f"| {r['captures']} | {r['what']} | {r['seconds']:.2f} | {per:.2f} "
+                   f"| {r['rss_mib']:.0f} | {ratio:.2f} |")
     return out + [""]
