@@ -13,8 +13,8 @@ use super::read::{FilePlaces, Places};
 use super::SitesError;
 use crate::output::ids::{SortedIds, Wanted};
 use crate::output::read::{in_parallel, AgentNumbers, Pick, ReadError, RowGroup, RowsOf};
-use crate::robots::{ProbeClass, RuleSetClass};
 use parquet::arrow::arrow_reader::RowSelection;
+use robots_census_engine::{ProbeClass, RuleSetClass};
 
 /// What the agents table says about one (capture, agent), in one byte: `named`
 /// (bit 0), `root_allowed` (bits 1-2: null, false, true), `probe_class` (bits 3-4:
