@@ -585,6 +585,38 @@ mod tests {
     }
 
     #[test]
+    fn special_agents_are_addressed_and_not_read_as_google() {
+        // No word of this file is in these agents' names: only a family rule of their
+        // own addresses them.
+        let body = b"User-agent: Googlebot\nDisallow: /\n\nUser-agent: msnbot\nDisallow: /m\n";
+        let doc = RobotsTxt::parse(body);
+        let reads = Interpretations::new(body, &doc);
+        for agent in ["Applebot", "bingbot", "AdsBot-Google", "APIs-Google"] {
+            assert!(reads.addresses(agent), "{agent}");
+        }
+        assert!(!reads.addresses("GPTBot"));
+        let as_google = |agent: &str| -> Vec<&str> {
+            Profile::ALL
+                .into_iter()
+                .filter(|&p| reads.reads_as_google(p, agent))
+                .map(Profile::name)
+                .collect()
+        };
+        let google_model = ["google", "google-production", "bing", "applebot"];
+        assert_eq!(as_google("GPTBot"), google_model);
+        assert_eq!(
+            as_google("Applebot"),
+            ["google", "google-production", "bing"]
+        );
+        assert_eq!(
+            as_google("bingbot"),
+            ["google", "google-production", "applebot"]
+        );
+        assert_eq!(as_google("AdsBot-Google"), ["google", "bing", "applebot"]);
+        assert_eq!(as_google("Googlebot-News"), ["google", "bing", "applebot"]);
+    }
+
+    #[test]
     fn each_family_reads_crawl_delay_its_own_way() {
         let body = b"User-agent: *\nCrawl-delay: 40\nDisallow: /x\n";
         let doc = RobotsTxt::parse(body);
