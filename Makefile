@@ -95,7 +95,8 @@ clean:
 # ---- scale-out: the wheel, Java for Spark, the Spark job in local mode ---------------------
 
 # dist/robots_census-<version>-py3-none-<platform>.whl: the binary on PATH (pyproject.toml).
-# maturin reuses target/release: after `make build` only the stripped binary is linked.
+# maturin builds the module (the engine crate, arrow-array, pyo3) in target/release beside the
+# binary, which `make build` already made: after it only the module and the stripped binary are new.
 wheel: venv
 	rm -f dist/robots_census-*.whl
 	$(CARGO) build --release --locked --bin robots-census
