@@ -6,6 +6,9 @@ VENV := .venv
 PYTHON := $(VENV)/bin/python
 OUT ?= out
 BIN := target/release/robots-census
+# The tool and its robots.txt engine crate (crates/robots-census-engine): the workspace's
+# default members, linted, documented and tested together.
+PACKAGES := -p robots-census -p robots-census-engine
 
 .PHONY: all build run test venv node fmt check-fmt clippy doc clean schemas java wheel spark-demo scale-check chromium
 
@@ -47,14 +50,15 @@ check-fmt:
 # Three times: the default build; with the test-only features, whose code (fault
 # injection, the external test tier) the first pass does not compile; and `make run`'s
 # build without the study engine (the library and binary: the tests need the engine).
+# Each covers the engine crate too; then the Python module.
 clippy:
-	$(CARGO) clippy --all-targets --locked -- -D warnings
-	$(CARGO) clippy --all-targets --locked --all-features -- -D warnings
-	$(CARGO) clippy --lib --bins --locked --no-default-features -- -D warnings
+	$(CARGO) clippy $(PACKAGES) --all-targets --locked -- -D warnings
+	$(CARGO) clippy $(PACKAGES) --all-targets --locked --all-features -- -D warnings
+	$(CARGO) clippy $(PACKAGES) --lib --bins --locked --no-default-features -- -D warnings
 	$(CARGO) clippy --locked -p robots-census-python -- -D warnings
 
 doc:
-	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --no-deps --locked
+	RUSTDOCFLAGS="-D warnings" $(CARGO) doc $(PACKAGES) --no-deps --locked
 
 # Headless Chromium for the report test (tests/it/report.rs renders the page): the Debian
 # package, installed only when /usr/bin/chromium is missing (apt-get needs root: sudo otherwise).
@@ -91,7 +95,8 @@ clean:
 # ---- scale-out: the wheel, Java for Spark, the Spark job in local mode ---------------------
 
 # dist/robots_census-<version>-py3-none-<platform>.whl: the binary on PATH (pyproject.toml).
-# maturin reuses target/release: after `make build` only the stripped binary is linked.
+# maturin builds the module (the engine crate, arrow-array, pyo3) in target/release beside the
+# binary, which `make build` already made: after it only the module and the stripped binary are new.
 wheel: venv
 	rm -f dist/robots_census-*.whl
 	$(CARGO) build --release --locked --bin robots-census

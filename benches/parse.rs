@@ -10,7 +10,7 @@ mod common;
 use std::hint::black_box;
 use std::process::ExitCode;
 
-use robots_census::robots::RobotsTxt;
+use robots_census_engine::RobotsTxt;
 use serde_json::json;
 
 fn main() -> ExitCode {

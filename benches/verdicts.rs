@@ -16,7 +16,7 @@ mod common;
 use std::hint::black_box;
 use std::process::ExitCode;
 
-use robots_census::robots::{RobotsTxt, UrlPath};
+use robots_census_engine::{RobotsTxt, UrlPath};
 use serde_json::json;
 
 type Doc = (Vec<u8>, Vec<String>);

@@ -41,8 +41,10 @@ stop_oracles() {
 trap stop_oracles EXIT
 
 "$make" clippy doc wheel
-# The test binaries too: their build leaves a core idle most of the time as well.
-tests=("$cargo" test --release --locked --features fault-injection,external-tests)
+# The test binaries too: their build leaves a core idle most of the time as well. The
+# engine crate's unit tests, proptests and doc tests run beside the tool's.
+tests=("$cargo" test --release --locked -p robots-census -p robots-census-engine
+  --features fault-injection,external-tests)
 "${tests[@]}" --no-run
 built=$(date +%s)
 

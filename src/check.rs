@@ -6,10 +6,10 @@
 
 use std::io::{self, Write};
 
+use robots_census_engine::{
+    Answer, Finding, Interpretations, Profile, RobotsTxt, Scope, Severity, Verdict,
+};
 use serde_json::json;
-
-use crate::robots::profiles::{Answer, Interpretations, Profile};
-use crate::robots::{Finding, RobotsTxt, Scope, Severity, Verdict};
 
 /// The questions of one `check`: every agent is asked every URL, as given (bytes).
 #[derive(Debug, Clone)]
@@ -188,10 +188,10 @@ fn excerpt(finding: &Finding<'_>) -> String {
 }
 
 /// Bytes as one printable line, by the rule of the errors table's excerpts
-/// ([`crate::robots::lint::shown_excerpt`]): cut to 200 bytes on a character boundary,
+/// ([`robots_census_engine::shown_excerpt`]): cut to 200 bytes on a character boundary,
 /// bytes that are not UTF-8 and control characters but tab as `\xNN`.
 pub fn printable(bytes: &[u8]) -> String {
-    crate::robots::lint::shown_excerpt(bytes).into_owned()
+    robots_census_engine::shown_excerpt(bytes).into_owned()
 }
 
 /// `line 3  warning  missing_colon  no ':' after the key ...  | Disallow /x`

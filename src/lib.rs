@@ -4,7 +4,7 @@
 //!
 //! ```text
 //! input (warc, csv, decompress, http)  ->  Capture { url, status, headers, body }
-//!   -> robots (tokenize -> parse -> RobotsTxt model, lint findings, matcher)
+//!   -> robots-census-engine (tokenize -> parse -> RobotsTxt model, lint findings, matcher)
 //!   -> verdicts (which (agent, url) questions each document is asked)
 //!   -> census (what each column holds: URL facts, status meanings, document counts)
 //!   -> output (one Parquet writer per table, one part file per input)
@@ -19,8 +19,9 @@
 //! report draws the tables (sites, documents, groups, sitemaps, errors) as one HTML page.
 //! ```
 //!
-//! The robots.txt engine in [`robots`] is a pure library with no I/O: give it bytes,
-//! get the model Google's robots.cc would build, and ask it questions.
+//! The robots.txt engine is a crate of its own, [`robots_census_engine`]: a pure library
+//! with no I/O. Give it bytes, get the model Google's robots.cc would build, and ask it
+//! questions.
 
 pub mod audit;
 pub mod census;
@@ -35,7 +36,6 @@ pub mod pipeline;
 pub mod progress;
 #[cfg(feature = "study")]
 pub mod report;
-pub mod robots;
 pub mod sites;
 pub mod spill;
 pub mod status;

@@ -5,12 +5,10 @@
 //! Hitting a limit on input data is recorded (a flag in a row, a finding, an errors
 //! row), never fatal.
 
-/// Google parses only the first 500 KiB of a robots.txt (production limit; the
-/// open-source robots.cc has none). The cut happens even in the middle of a line.
-pub const ROBOTS_PARSE_CAP: usize = 512_000;
-
-/// robots.cc keeps at most `2083 * 8 - 1` bytes of a line; the rest is dropped.
-pub const MAX_LINE_LEN: usize = 2083 * 8 - 1;
+// The robots.txt engine's caps: declared in its crate, named here with the rest.
+pub use robots_census_engine::limits::{
+    EXCERPT_LEN, MAX_FINDINGS_PER_CODE, MAX_LINE_LEN, ROBOTS_PARSE_CAP,
+};
 
 /// Bytes of a payload kept in memory. Everything the 500 KiB rule needs, and no
 /// more: the remainder of a body is counted, not stored. One byte past the parse
@@ -20,14 +18,6 @@ pub const BODY_KEEP_CAP: usize = ROBOTS_PARSE_CAP + 1;
 /// Largest WARC or HTTP header block accepted before the record is declared
 /// malformed and the reader resynchronises.
 pub const MAX_HEADER_BYTES: usize = 256 * 1024;
-
-/// Characters of a source line copied into the `excerpt` column of `errors`.
-pub const EXCERPT_LEN: usize = 200;
-
-/// Lint findings of one code kept per document. An HTML page or binary junk
-/// served as robots.txt would otherwise yield one finding per line; the
-/// document-level finding (`html_body`, `utf16_body`) already says it all.
-pub const MAX_FINDINGS_PER_CODE: usize = 100;
 
 /// Largest `.warc.zst` dictionary (skippable frame `0x184D2A5D`, after decompression)
 /// loaded; a larger one is reported and frames that need it fail one by one.

@@ -14,14 +14,16 @@ body are parsed, as Google does.
 
 from __future__ import annotations
 
-import os
-from typing import Iterable, Mapping, Sequence, Union
+import os as _os
+from typing import Iterable as _Iterable
+from typing import Union as _Union
 
+from ._cli import Flag as _Flag
+from ._cli import RunError, flag_args as _flag_args, run_cli as _run_cli
 from ._native import (
     Finding,
     Group,
     RobotsTxt,
-    RunError,
     Sitemap,
     Verdict,
     VerdictBatch,
@@ -29,7 +31,6 @@ from ._native import (
     profiles,
     version,
 )
-from ._native import run_args as _native_run
 
 PROFILES = tuple(profiles())
 """The interpretation profiles ``RobotsTxt.explain(..., profile=)`` and ``readings`` take:
@@ -51,39 +52,31 @@ __all__ = [
 
 __version__ = version()
 
-_Flag = Union[str, int, float, bool, None, Sequence[str], "os.PathLike[str]"]
 
-
-def run(inputs: Iterable[Union[str, "os.PathLike[str]"]], out: Union[str, "os.PathLike[str]"], **flags: _Flag) -> int:
-    """Runs ``robots-census run INPUTS... --out OUT`` with the CLI's flags.
+def run(
+    inputs: _Iterable[_Union[str, "_os.PathLike[str]"]],
+    out: _Union[str, "_os.PathLike[str]"],
+    **flags: _Flag,
+) -> int:
+    """Runs ``robots-census run INPUTS... --out OUT`` with the CLI's flags: the
+    ``robots-census`` binary installed by this wheel, in a process of its own.
 
     Flags are the long options of ``robots-census run --help`` with ``_`` for ``-``:
     ``run(["a.warc.gz"], "out", threads=2, tables=["agents"], overwrite=True)``. True
-    passes a switch, False and None leave it out, a list is joined with commas.
+    passes a switch, False and None leave it out, a list is joined with commas. What the
+    binary prints on stderr (warnings, the summary) goes to ``sys.stderr``.
 
     Returns the exit code: 0 (every input read completely), 1 (some inputs or records
-    were skipped: see the errors table) or 75 (a transient failure: run again with
-    ``resume=True``). Raises ValueError for arguments the CLI refuses and RunError
-    (args: message, exit code) when the run ends with 2 or 130, with the CLI's message.
+    were skipped: see the errors table), 2 (with ``strict=True``, when anything was
+    skipped) or 75 (a transient failure: run again with ``resume=True``). Raises
+    ValueError for arguments the CLI refuses and RunError (args: message, exit code)
+    when the run ends with 2 or 130, with the CLI's message. On KeyboardInterrupt the
+    binary is stopped as by Ctrl-C (the tasks it finished are kept) before the
+    interrupt goes on.
     """
-    if isinstance(inputs, (str, bytes, os.PathLike)):
+    if isinstance(inputs, (str, bytes, _os.PathLike)):
         raise TypeError("inputs must be a list of paths or URLs, not a single one")
-    args = [os.fspath(i) for i in inputs]
-    args += ["--out", os.fspath(out)]
+    args = ["run"] + [_os.fspath(i) for i in inputs]
+    args += ["--out", _os.fspath(out)]
     args += _flag_args(flags)
-    return _native_run(args)
-
-
-def _flag_args(flags: Mapping[str, _Flag]) -> list:
-    args = []
-    for name, value in flags.items():
-        option = "--" + name.replace("_", "-")
-        if value is True:
-            args.append(option)
-        elif value is False or value is None:
-            continue
-        elif isinstance(value, (list, tuple)):
-            args += [option, ",".join(str(v) for v in value)]
-        else:
-            args += [option, os.fspath(value) if isinstance(value, os.PathLike) else str(value)]
-    return args
+    return _run_cli(args)

@@ -1,29 +1,26 @@
-//! `robots_census._native`: the robots-census engine and pipeline for Python.
+//! `robots_census._native`: the robots-census engine for Python.
 //!
-//! A thin layer over the library: [`RobotsTxt`] parses a body once (with
-//! `robots_census::robots::RobotsTxt::parse`, the run's own parser, 500 KiB cut
-//! included) and answers any number of questions from the parsed model; `check_many`
-//! answers bodies x agents x URLs into one Arrow batch handed over through the Arrow
-//! PyCapsule interface; `run` runs `robots-census run` with the CLI's own argument
-//! parser and exit codes. The GIL is released while parsing and matching. The typed
+//! A thin layer over the engine crate (`robots-census-engine`) alone: [`RobotsTxt`]
+//! parses a body once (with the run's own parser, 500 KiB cut included) and answers
+//! any number of questions from the parsed model; `check_many` answers bodies x agents
+//! x URLs into one Arrow batch ([`verdicts`]) handed over through the Arrow PyCapsule
+//! interface. The GIL is released while parsing and matching. `robots_census.run`
+//! runs the CLI binary of the same wheel (`robots_census/__init__.py`). The typed
 //! surface is `robots_census/__init__.pyi`.
 
-use std::sync::Arc;
+mod verdicts;
 
-use arrow_array::builder::{BooleanBuilder, Int64Builder, StringBuilder, UInt32Builder};
 use arrow_array::ffi_stream::FFI_ArrowArrayStream;
-use arrow_array::{ArrayRef, RecordBatch, RecordBatchIterator};
-use arrow_schema::{DataType, Field, Schema, SchemaRef};
+use arrow_array::{RecordBatch, RecordBatchIterator};
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyCapsule, PyString};
 
-use robots_census::census::document::product_token;
-use robots_census::check::printable;
-use robots_census::robots::profiles::{Answer, Interpretations, Profile};
-use robots_census::robots::{self, Verdict as EngineVerdict};
+use robots_census_engine::{
+    shown_excerpt, Answer, Interpretations, Profile, Verdict as EngineVerdict,
+};
 
-type Model<'a> = robots::RobotsTxt<'a>;
+type Model<'a> = robots_census_engine::RobotsTxt<'a>;
 
 self_cell::self_cell!(
     /// A body and the model parsed from it (the model borrows the body).
@@ -224,7 +221,7 @@ impl RobotsTxt {
     #[new]
     fn new(py: Python<'_>, body: &Bound<'_, PyAny>) -> PyResult<Self> {
         let body = bytes_of(body, "body")?;
-        let parsed = py.detach(|| Parsed::new(body, |body| robots::RobotsTxt::parse(body)));
+        let parsed = py.detach(|| Parsed::new(body, |body| Model::parse(body)));
         Ok(RobotsTxt { parsed })
     }
 
@@ -332,7 +329,7 @@ impl RobotsTxt {
                         .iter()
                         .map(|a| doc.text_of(a.value).into_owned())
                         .collect(),
-                    product_tokens: agents.iter().map(|a| product_token(doc, a)).collect(),
+                    product_tokens: agents.iter().map(|a| doc.product_token(a)).collect(),
                     has_star: group.has_star,
                     n_allow,
                     n_disallow,
@@ -366,7 +363,7 @@ impl RobotsTxt {
                 code: f.code.as_str().to_owned(),
                 severity: f.code.severity().as_str().to_owned(),
                 message: f.code.message().to_owned(),
-                excerpt: printable(f.excerpt),
+                excerpt: shown_excerpt(f.excerpt).into_owned(),
             })
             .collect()
     }
@@ -387,62 +384,6 @@ impl RobotsTxt {
             doc.sitemaps.len()
         )
     }
-}
-
-/// The schema of `check_many`'s batch.
-fn verdicts_schema() -> SchemaRef {
-    Arc::new(Schema::new(vec![
-        Field::new("body", DataType::Int64, false),
-        Field::new("agent", DataType::Utf8, false),
-        Field::new("url", DataType::Utf8, false),
-        Field::new("allowed", DataType::Boolean, false),
-        Field::new("line", DataType::UInt32, false),
-        Field::new("directive", DataType::Utf8, true),
-        Field::new("pattern", DataType::Utf8, true),
-        Field::new("scope", DataType::Utf8, false),
-    ]))
-}
-
-/// Every (body, agent, URL) answer, each body parsed once.
-fn answer_all(
-    bodies: &[Vec<u8>],
-    agents: &[Vec<u8>],
-    urls: &[Vec<u8>],
-) -> Result<RecordBatch, String> {
-    let mut body_col = Int64Builder::new();
-    let (mut agent_col, mut url_col) = (StringBuilder::new(), StringBuilder::new());
-    let mut allowed_col = BooleanBuilder::new();
-    let mut line_col = UInt32Builder::new();
-    let (mut directive_col, mut pattern_col) = (StringBuilder::new(), StringBuilder::new());
-    let mut scope_col = StringBuilder::new();
-    for (index, body) in bodies.iter().enumerate() {
-        let doc = robots::RobotsTxt::parse(body);
-        for agent in agents {
-            let agent_text = lossy(agent);
-            for url in urls {
-                let verdict = doc.verdict(agent, url);
-                body_col.append_value(index as i64);
-                agent_col.append_value(&agent_text);
-                url_col.append_value(String::from_utf8_lossy(url));
-                allowed_col.append_value(verdict.allowed);
-                line_col.append_value(verdict.line);
-                directive_col.append_option(verdict.directive().map(|d| d.as_str()));
-                pattern_col.append_option(verdict.pattern().map(String::from_utf8_lossy));
-                scope_col.append_value(verdict.scope.as_str());
-            }
-        }
-    }
-    let columns: Vec<ArrayRef> = vec![
-        Arc::new(body_col.finish()),
-        Arc::new(agent_col.finish()),
-        Arc::new(url_col.finish()),
-        Arc::new(allowed_col.finish()),
-        Arc::new(line_col.finish()),
-        Arc::new(directive_col.finish()),
-        Arc::new(pattern_col.finish()),
-        Arc::new(scope_col.finish()),
-    ];
-    RecordBatch::try_new(verdicts_schema(), columns).map_err(|e| e.to_string())
 }
 
 /// The answers of `check_many`: one Arrow record batch, read by `pyarrow.table(x)`,
@@ -509,38 +450,10 @@ fn check_many(
     let agents = list_of(agents, "agents")?;
     let urls = list_of(urls, "urls")?;
     let batch = py
-        .detach(|| answer_all(&bodies, &agents, &urls))
+        .detach(|| verdicts::answer_all(&bodies, &agents, &urls))
         .map_err(PyRuntimeError::new_err)?;
     Ok(VerdictBatch { batch })
 }
-
-/// `robots-census run` with `args` (everything after `run`, as on the command line).
-/// Returns the exit code (0, 1 or 75); raises ValueError for arguments the CLI's parser
-/// refuses and [`RunError`] with the CLI's message when the run ends with 2 or 130.
-#[pyfunction]
-fn run_args(py: Python<'_>, args: Vec<String>) -> PyResult<u8> {
-    use clap::Parser;
-    let argv = ["robots-census", "run"]
-        .into_iter()
-        .map(str::to_owned)
-        .chain(args);
-    let parsed = robots_census::cli::Args::try_parse_from(argv)
-        .map_err(|e| PyValueError::new_err(e.to_string()))?;
-    let robots_census::cli::Command::Run(run) = parsed.command else {
-        return Err(PyValueError::new_err("not a run"));
-    };
-    match py.detach(|| robots_census::cli::run_checked(&run)) {
-        Ok(exit) => Ok(exit as u8),
-        Err((exit, message)) => Err(RunError::new_err((message, exit as u8))),
-    }
-}
-
-pyo3::create_exception!(
-    _native,
-    RunError,
-    PyRuntimeError,
-    "A run that ended with exit 2 (usage error, output not writable, --strict) or 130 (interrupted): args are (message, exit_code), the message as the CLI prints it."
-);
 
 /// The interpretation profiles `explain`, `allowed` and `readings` take, Google's first.
 #[pyfunction]
@@ -558,7 +471,6 @@ fn version() -> &'static str {
 mod _native {
     #[pymodule_export]
     use super::{
-        check_many, profiles, run_args, version, Finding, Group, RobotsTxt, RunError, Sitemap,
-        Verdict, VerdictBatch,
+        check_many, profiles, version, Finding, Group, RobotsTxt, Sitemap, Verdict, VerdictBatch,
     };
 }

@@ -6,7 +6,7 @@
 use std::fmt::Write;
 
 use super::{Audit, VerdictRow};
-use crate::robots::Scope;
+use robots_census_engine::Scope;
 
 const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:2em;color:#222}\
 table{border-collapse:collapse;margin:0 0 2em 0}\

@@ -10,15 +10,14 @@
 //! deciding line, the groups each crawler obeys, and the lines where RFC 9309 and
 //! Google's reading differ (the 500 KiB cut, %-escapes, key spellings Google accepts),
 //! and the verdicts other crawler families' parsers give where they differ from Google's
-//! (`robots::profiles`, each family's parse built once).
-//! The engine in [`crate::robots`] stays a pure library; this module only reads it.
+//! ([`robots_census_engine::Interpretations`], each family's parse built once).
+//! The engine ([`robots_census_engine`]) stays a pure library; this module only reads it.
 
 mod html;
 mod text;
 
 use crate::limits::ROBOTS_PARSE_CAP;
-use crate::robots::profiles::{Interpretations, Profile};
-use crate::robots::{Code, RobotsTxt, Rule, Scope};
+use robots_census_engine::{Code, Interpretations, Profile, RobotsTxt, Rule, Scope};
 
 /// One lint finding, ready to print.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -224,7 +223,7 @@ fn other_readings(
 /// The groups robots.cc applies to `agent`: those naming it, else the `*` groups.
 fn crawler_row(doc: &RobotsTxt<'_>, agent: &str) -> CrawlerRow {
     let summary = doc.agent_summary(agent.as_bytes());
-    let applies = |g: &crate::robots::Group| match summary.scope {
+    let applies = |g: &robots_census_engine::Group| match summary.scope {
         Scope::Named => doc
             .group_agents(g)
             .iter()

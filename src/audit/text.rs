@@ -2,7 +2,7 @@
 //! (two spaces between fields) so a test or `grep` can read it back.
 
 use super::{Audit, CrawlerRow, ReadingRow, VerdictRow};
-use crate::robots::Scope;
+use robots_census_engine::Scope;
 
 /// `DISALLOWED  GPTBot  https://x.com/a  line 4: disallow /a  (named group)`, as `check` prints.
 pub fn verdict_line(v: &VerdictRow) -> String {

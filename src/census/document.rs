@@ -2,8 +2,7 @@
 //! columns count and describe it. Computed from the one parsed model.
 
 use crate::limits::ROBOTS_PARSE_CAP;
-use crate::robots::model::Sitemap;
-use crate::robots::{AgentLine, RobotsTxt, RuleKind};
+use robots_census_engine::{RobotsTxt, RuleKind, Sitemap};
 
 /// The `n_*` columns of `documents`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,26 +45,6 @@ pub fn cut_at_500kib(doc: Option<&RobotsTxt<'_>>, body_size: u64) -> bool {
     doc.is_some_and(|d| d.facts.cut_at_cap) || body_size > ROBOTS_PARSE_CAP as u64
 }
 
-/// `rules.key`: the key of a directive line as written (before ':' or the first blank).
-pub fn key_of(text: &[u8]) -> &[u8] {
-    let text = crate::robots::tokenize::trim(text);
-    let end = text
-        .iter()
-        .position(|b| matches!(b, b':' | b' ' | b'\t'))
-        .unwrap_or(text.len());
-    crate::robots::tokenize::trim(&text[..end])
-}
-
-/// `groups.product_tokens`: what robots.cc matches of a user-agent line, lower-cased;
-/// `*` for the global group's line.
-pub fn product_token(doc: &RobotsTxt<'_>, agent: &AgentLine<'_>) -> String {
-    if agent.is_star {
-        "*".into()
-    } else {
-        doc.text_of(agent.token).to_ascii_lowercase()
-    }
-}
-
 /// The `sitemaps` columns besides the line and URL.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SitemapFacts {
@@ -97,13 +76,6 @@ impl SitemapFacts {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn keys_are_cut_at_the_colon_or_blank() {
-        assert_eq!(key_of(b"  Disallow: /x"), b"Disallow");
-        assert_eq!(key_of(b"User-agent *"), b"User-agent");
-        assert_eq!(key_of(b"\tcrawl-delay\t:5"), b"crawl-delay");
-    }
 
     #[test]
     fn sitemap_hosts_compare_with_the_document_host() {

@@ -1,8 +1,7 @@
 //! The `readings` table's values: each interpretation profile's reading of one parsed
 //! document for one agent, and whether the profiles asked agree about it.
 
-use crate::robots::profiles::{Answer, Interpretations, Profile};
-use crate::robots::ProbeClass;
+use robots_census_engine::{Answer, Interpretations, ProbeClass, Profile};
 
 /// One profile's reading of a document for an agent (a row of `readings` but its
 /// agent: agents no group names share the same readings, without copies).
@@ -60,7 +59,7 @@ pub fn readings(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::robots::RobotsTxt;
+    use robots_census_engine::RobotsTxt;
 
     #[test]
     fn sensitivity_is_any_disagreement_among_the_profiles_asked() {

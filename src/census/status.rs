@@ -1,7 +1,7 @@
 //! What a capture's HTTP status and its parsed robots.txt mean for a crawler: the
 //! `documents.status_class` column, and the `agents.classification` column.
 
-use crate::robots::{AgentSummary, RobotsTxt, Scope};
+use robots_census_engine::{AgentSummary, RobotsTxt, Scope};
 
 /// How a capture's HTTP status frames its robots.txt (RFC 9309 section 2.3.1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -13,8 +13,8 @@ use super::Exit;
 use crate::config::RunConfig;
 use crate::output::{dataset, OutTarget};
 use crate::pipeline::{self, PipelineError, INTERRUPTED};
-use crate::robots::RobotsTxt;
 use crate::store::StoreOptions;
+use robots_census_engine::RobotsTxt;
 
 /// Prints why the command ends, and ends it with `exit`.
 fn fail(exit: Exit, message: impl std::fmt::Display) -> Exit {

@@ -13,9 +13,9 @@ use crate::config::{parse_shard, ConfigError, InputsAsked, RunOptions};
 use crate::input::CsvOptions;
 use crate::output::target::Prepare;
 use crate::output::{Table, TableSet};
-use crate::robots::profiles::Profile;
 use crate::store::{RetryPolicy, StoreOptions};
 use crate::verdicts::AgentsArg;
+use robots_census_engine::Profile;
 
 impl RunArgs {
     /// The run's options; usage errors for values no run can take.
@@ -187,7 +187,7 @@ impl CheckArgs {
         let profiles = if self.profiles.is_empty() {
             None
         } else {
-            Some(crate::robots::profiles::Profile::parse_list(
+            Some(robots_census_engine::Profile::parse_list(
                 &self.profiles.join(","),
             )?)
         };
@@ -457,7 +457,7 @@ mod tests {
 
     #[test]
     fn check_profiles_repeat_or_list_and_unknown_names_are_usage_errors() {
-        use crate::robots::profiles::Profile;
+        use robots_census_engine::Profile;
         let Command::Check(args) = parse(&[
             "check",
             "r.txt",

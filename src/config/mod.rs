@@ -15,9 +15,9 @@ use crate::limits::MAX_QUESTIONS_PER_DOCUMENT;
 use crate::output::dataset::{self, Settings, FORMAT_VERSION};
 use crate::output::target::Prepare;
 use crate::output::{OutTarget, TableSet};
-use crate::robots::profiles::Profile;
 use crate::store::{StoreError, StoreOptions};
 use crate::verdicts::{parse_agent_list, read_url_list, AgentsArg, UrlPlan, DEFAULT_AGENTS};
+use robots_census_engine::Profile;
 
 /// Usage errors: the run does not start.
 #[derive(Debug, thiserror::Error)]

@@ -6,16 +6,16 @@
 use std::sync::Arc;
 
 use arrow_array::{Array, RecordBatch, StringArray};
+use robots_census_engine::{
+    lossy_text, shown_excerpt, AgentSummary, Answer, Finding, ProbeClass, Profile, RobotsTxt,
+    RuleSetClass, Verdict,
+};
 
-use crate::census::document::{cut_at_500kib, key_of, product_token, Counts, SitemapFacts};
-use crate::robots::lint::shown_excerpt;
-use crate::robots::model::lossy_text;
-use crate::robots::{AgentSummary, Finding, ProbeClass, RobotsTxt, RuleSetClass, Verdict};
+use crate::census::document::{cut_at_500kib, Counts, SitemapFacts};
 
 use super::schema::{Table, TableSet};
 use super::tables::{Agents, Documents, Errors, Groups, Readings, Rules, Sitemaps, Verdicts};
 use crate::census::readings::Reading;
-use crate::robots::profiles::{Answer, Profile};
 
 /// A document id: 128 bits, see [`crate::pipeline::doc_id`].
 pub type DocId = [u8; 16];
@@ -171,7 +171,7 @@ impl Groups {
                     .append_value(doc.text_of(agent.value));
                 self.product_tokens
                     .values()
-                    .append_value(product_token(doc, agent));
+                    .append_value(doc.product_token(agent));
             }
             self.user_agents.append(true);
             self.product_tokens.append(true);
@@ -201,7 +201,7 @@ impl Rules {
                 self.group_index.append_option(rule.group.map(|g| g as i32));
                 self.line.append_value(rule.line as i32);
                 self.directive.append_value(rule.kind.as_str());
-                self.key.append_value(doc.text_of(key_of(rule.text)));
+                self.key.append_value(doc.text_of(rule.key()));
                 self.value.append_value(doc.text_of(rule.value));
                 self.pattern.append_value(doc.text_of(&rule.pattern));
                 self.pattern_length.append_value(to_i32(rule.pattern.len()));
@@ -311,7 +311,7 @@ impl Agents {
         self.agent.append_value(row.agent);
         let summary = row.summary;
         self.named
-            .append_value(summary.is_some_and(|s| s.scope == crate::robots::Scope::Named));
+            .append_value(summary.is_some_and(|s| s.scope == robots_census_engine::Scope::Named));
         self.root_allowed.append_option(row.root_allowed);
         self.n_allow
             .append_value(to_i32(summary.map_or(0, |s| s.allow_rules)));
@@ -515,7 +515,7 @@ mod tests {
     use std::collections::HashMap;
 
     use super::*;
-    use crate::robots::Scope;
+    use robots_census_engine::Scope;
 
     /// The body: every count of the documents table a different number.
     const BODY: &[u8] = b"User-agent: a\nDisallow: /d1\nDisallow: /d2\nDisallow: /d3\n\
@@ -645,11 +645,11 @@ Crawl-delay: 5\nSitemap: https://maps.example/s.xml\nHost: x\nClean-param: y\nFo
                 cc_class: Some(RuleSetClass::AllowPart),
             },
         );
-        let urllib_answer = crate::robots::profiles::Answer {
+        let urllib_answer = robots_census_engine::Answer {
             allowed: true,
             line: 3,
             pattern: Some("/q".to_owned()),
-            directive: Some(crate::robots::RuleKind::Allow),
+            directive: Some(robots_census_engine::RuleKind::Allow),
             scope: Scope::Star,
         };
         batches.profile_verdict(
@@ -657,7 +657,7 @@ Crawl-delay: 5\nSitemap: https://maps.example/s.xml\nHost: x\nClean-param: y\nFo
             &ProfileVerdict {
                 agent: "c",
                 url: "/q/x",
-                profile: crate::robots::profiles::Profile::Urllib,
+                profile: robots_census_engine::Profile::Urllib,
                 answer: &urllib_answer,
             },
         );
@@ -666,12 +666,12 @@ Crawl-delay: 5\nSitemap: https://maps.example/s.xml\nHost: x\nClean-param: y\nFo
             "host.example",
             "a",
             &Reading {
-                profile: crate::robots::profiles::Profile::Urllib,
-                root: crate::robots::profiles::Answer {
+                profile: robots_census_engine::Profile::Urllib,
+                root: robots_census_engine::Answer {
                     allowed: false,
                     line: 9,
                     pattern: Some("/p".to_owned()),
-                    directive: Some(crate::robots::RuleKind::Disallow),
+                    directive: Some(robots_census_engine::RuleKind::Disallow),
                     scope: Scope::Fallback,
                 },
                 probe_class: ProbeClass::Full,

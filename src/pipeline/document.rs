@@ -3,6 +3,8 @@
 //! verdicts and agent classifications. Column values come from [`crate::census`];
 //! this module gathers them for [`crate::output::rows`] to append.
 
+use robots_census_engine::{Interpretations, Profile, RobotsTxt, UrlPath, Verdict};
+
 use crate::census::readings::{readings, Reading};
 use crate::census::site_classes;
 use crate::census::status::{classification, status_class, StatusOutcome};
@@ -11,8 +13,6 @@ use crate::config::RunConfig;
 use crate::input::{Capture, CaptureKind, InputProblem};
 use crate::output::rows::DocId;
 use crate::output::{AgentRow, Batches, DocInfo, Problem, ProfileVerdict, Table};
-use crate::robots::profiles::{Interpretations, Profile};
-use crate::robots::{RobotsTxt, UrlPath, Verdict};
 
 /// `doc_id`: the first 128 bits of SHA-1(source, NUL, stream offset). Stable for the
 /// same capture of the same input; with 10^10 captures (100 crawls of 90 million)

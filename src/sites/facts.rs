@@ -27,7 +27,7 @@ use crate::limits::READ_BATCH_ROWS;
 use crate::output::ids::Ids;
 use crate::output::read::ReadError;
 use crate::output::rows::DocId;
-use crate::robots::{ProbeClass, RuleSetClass};
+use robots_census_engine::{ProbeClass, RuleSetClass};
 
 /// What the agents table says about one (capture, agent), in one byte: `named`
 /// (bit 0), `root_allowed` (bits 1-2: null, false, true), `probe_class` (bits 3-4:

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
 
-use robots_census::robots::profiles::Profile;
+use robots_census_engine::Profile;
 use serde_json::Value;
 
 use crate::support::{bin, python, repo, scratch};

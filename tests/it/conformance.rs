@@ -14,8 +14,7 @@
 
 use std::io::Write;
 
-use robots_census::robots::profiles::{Interpretations, Profile};
-use robots_census::robots::{RobotsTxt, Scope};
+use robots_census_engine::{Interpretations, Profile, RobotsTxt, Scope};
 
 use crate::support::hex;
 

@@ -327,22 +327,29 @@ fn wheel_installs_robots_census_on_path() {
         String::from_utf8_lossy(&pip.stderr)
     );
     // The same wheel holds the Python module: importable in the fresh venv, with
-    // nothing else installed (tests/it/python.rs checks its answers).
+    // nothing else installed (tests/it/python.rs checks its answers), and its `run`
+    // finds the binary the wheel installed in the venv, not one elsewhere on PATH.
+    let installed = venv.join("bin/robots-census");
     let module = Command::new(venv.join("bin/python"))
         .args([
             "-c",
             "import robots_census as rc; r = rc.RobotsTxt(b'User-agent: *\\nDisallow: /x\\n'); \
-             print(rc.__version__, r.allowed('a', '/x'), r.allowed('a', '/y'), r.explain('a', '/x').line)",
+             print(rc.__version__, r.allowed('a', '/x'), r.allowed('a', '/y'), r.explain('a', '/x').line); \
+             print(rc._cli.find_bin())",
         ])
+        .env("PATH", "/usr/bin:/bin")
         .output()
         .expect("python -c 'import robots_census'");
     assert_eq!(
         String::from_utf8_lossy(&module.stdout).trim(),
-        format!("{} False True 2", env!("CARGO_PKG_VERSION")),
+        format!(
+            "{} False True 2\n{}",
+            env!("CARGO_PKG_VERSION"),
+            installed.display()
+        ),
         "{}",
         String::from_utf8_lossy(&module.stderr)
     );
-    let installed = venv.join("bin/robots-census");
     let version = Command::new(&installed)
         .arg("--version")
         .output()

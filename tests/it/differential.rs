@@ -5,7 +5,7 @@
 //! robots-census answers the same questions from one parse per body. Verdict and
 //! deciding line must agree on every question.
 
-use robots_census::robots::{RobotsTxt, UrlPath};
+use robots_census_engine::{RobotsTxt, UrlPath};
 use serde_json::Value;
 
 use crate::support::{oracle_answers, shared, unhex};

@@ -1,7 +1,7 @@
 //! Lint rules: for every [`Code`], a minimal robots.txt that triggers it (line and
 //! severity checked) and a close variant that does not.
 
-use robots_census::robots::{Code, RobotsTxt, Severity};
+use robots_census_engine::{Code, RobotsTxt, Severity};
 
 /// The (line, code) findings of `body`.
 fn findings(body: &[u8]) -> Vec<(u32, Code)> {

@@ -5,7 +5,7 @@
 use std::sync::OnceLock;
 
 use proptest::prelude::*;
-use robots_census::robots::RobotsTxt;
+use robots_census_engine::RobotsTxt;
 
 use crate::support::corpus_files;
 

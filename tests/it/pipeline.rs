@@ -6,7 +6,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use robots_census::robots::RobotsTxt;
+use robots_census_engine::RobotsTxt;
 
 use crate::support::{
     bin, bools, corpus_files, gz_record, http_block, ids, input_reports, ints, parts, read_table,

@@ -15,8 +15,7 @@ use std::process::{Command, Stdio};
 
 use arrow_array::cast::AsArray;
 use arrow_array::{Array, RecordBatch, StringArray};
-use robots_census::robots::profiles::{Interpretations, Profile};
-use robots_census::robots::RobotsTxt;
+use robots_census_engine::{Interpretations, Profile, RobotsTxt};
 use serde_json::{json, Value};
 
 use crate::support::{bin, python, read_table, repo, scratch, shared, unhex};

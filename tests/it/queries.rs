@@ -13,8 +13,8 @@ use std::process::Command;
 
 use arrow_array::{Array, Int32Array, Int64Array, RecordBatch, StringArray};
 use robots_census::census::status::classify;
-use robots_census::robots::{RobotsTxt, Scope};
 use robots_census::verdicts::{parse_agent_list, DEFAULT_AGENTS};
+use robots_census_engine::{RobotsTxt, Scope};
 use serde_json::Value;
 
 use crate::support::{self, repo, scratch};

@@ -8,10 +8,53 @@ use std::collections::BTreeSet;
 use robots_census::input::InputError;
 use robots_census::output::schema::{columns_markdown, schema_json, Table};
 use robots_census::pipeline::INTERNAL_PANIC;
-use robots_census::robots::Code;
 use robots_census::store::StoreError;
+use robots_census_engine::Code;
 
 use crate::support::{bin, parts, repo, scratch};
+
+/// The Python module's `check_many` batch (python/src/verdicts.rs), compiled here as it
+/// is in the module.
+#[path = "../../python/src/verdicts.rs"]
+mod python_verdicts;
+
+#[test]
+fn python_check_many_columns_are_the_verdicts_table_s() {
+    let table = Table::Verdicts.schema();
+    let module = python_verdicts::verdicts_schema();
+    let names: Vec<&str> = module.fields().iter().map(|f| f.name().as_str()).collect();
+    assert_eq!(names[0], "body", "the module's own column comes first");
+    // The others are the table's columns, in the table's order, with its types.
+    let in_table: Vec<&str> = table
+        .fields()
+        .iter()
+        .map(|f| f.name().as_str())
+        .filter(|name| names.contains(name))
+        .collect();
+    assert_eq!(&names[1..], &in_table[..]);
+    for field in &module.fields()[1..] {
+        let want = table
+            .field_with_name(field.name())
+            .expect("a verdicts column");
+        assert_eq!(
+            (field.data_type(), field.is_nullable()),
+            (want.data_type(), want.is_nullable()),
+            "check_many's {} against verdicts.{}",
+            field.name(),
+            field.name()
+        );
+    }
+    // The batch builds with that schema, lines as robots.cc numbers them.
+    let body = b"User-agent: *\nDisallow: /x\n".to_vec();
+    let batch =
+        python_verdicts::answer_all(&[body], &[b"a".to_vec()], &[b"/x".to_vec(), b"/y".to_vec()])
+            .expect("check_many's batch");
+    let lines = batch
+        .column_by_name("line")
+        .and_then(|c| c.as_any().downcast_ref::<arrow_array::Int32Array>())
+        .expect("line: Int32");
+    assert_eq!(lines.values().to_vec(), [2, 0]);
+}
 
 #[test]
 fn schema_files_match_the_code() {

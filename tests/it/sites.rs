@@ -720,7 +720,7 @@ fn agent_classes_agree_with_robots_cc_on_the_corpus() {
         let file = record["file"].as_str().expect("file");
         let body = std::fs::read(crate::support::shared().join("corpus/robots").join(file))
             .expect("corpus body");
-        let doc = robots_census::robots::RobotsTxt::parse(&body);
+        let doc = robots_census_engine::RobotsTxt::parse(&body);
         let values: Vec<&str> = record["values"]
             .as_array()
             .expect("values")

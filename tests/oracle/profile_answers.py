@@ -1,6 +1,6 @@
 """Ask the real parser libraries of other crawler families the profile questions.
 
-The interpretation profiles `urllib` and `protego` (src/robots/profiles/) must answer
+The interpretation profiles `urllib` and `protego` (crates/robots-census-engine/src/profiles/) must answer
 as CPython 3.11's `urllib.robotparser` and PyPI `protego==0.7.0` do; the node script
 beside this one adds npm `robots-parser`'s answers to the same file. The Rust test
 tests/it/profiles.rs asks robots-census the same questions.

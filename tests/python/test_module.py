@@ -207,6 +207,68 @@ def test_run_is_the_cli_run(tmp_path):
         robots_census.run(str(sample), tmp_path / "z")
 
 
+def test_run_finds_the_binary_of_its_wheel(monkeypatch):
+    from robots_census import _cli
+
+    # pip install --target: the binary in <target>/bin, beside the package; found there
+    # whatever PATH says.
+    assert os.path.samefile(_cli.find_bin(), CLI)
+    monkeypatch.setenv("PATH", "")
+    assert os.path.samefile(_cli.find_bin(), CLI)
+
+
+def test_run_without_its_binary_says_where_it_looked(monkeypatch, tmp_path):
+    from robots_census import _cli
+
+    monkeypatch.setattr(_cli, "_candidate_dirs", lambda: [str(tmp_path)])
+    monkeypatch.setenv("PATH", "")
+    with pytest.raises(FileNotFoundError, match=str(tmp_path)):
+        robots_census.run([REPO / "data-samples" / "robots-dump.csv.gz"], tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+
+
+def test_run_reads_how_the_binary_ended(monkeypatch, tmp_path, capsys):
+    """A stand-in binary prints what the CLI prints and exits as it does."""
+    from robots_census import _cli
+
+    fake = tmp_path / _cli._EXE
+    monkeypatch.setattr(_cli, "_candidate_dirs", lambda: [str(tmp_path)])
+
+    def binary(script):
+        fake.write_text("#!/bin/sh\n" + script)
+        fake.chmod(0o755)
+
+    binary(
+        "echo 'robots-census: warning: not walked: x' >&2\n"
+        "echo 'robots-census: cannot write out/: Permission denied' >&2\n"
+        "echo '  (os error 13)' >&2\nexit 2\n"
+    )
+    with pytest.raises(robots_census.RunError) as failed:
+        robots_census.run(["a"], "out")
+    assert failed.value.args == ("cannot write out/: Permission denied\n  (os error 13)", 2)
+    # What the binary printed reached sys.stderr, warning first.
+    assert capsys.readouterr().err.startswith("robots-census: warning: not walked: x\n")
+    binary("echo \"error: unexpected argument '--x' found\" >&2\necho >&2\necho 'Usage: robots-census run' >&2\nexit 2\n")
+    with pytest.raises(ValueError, match="(?s)unexpected argument '--x'.*Usage:"):
+        robots_census.run(["a"], "out", x=1)
+    binary("echo 'tasks: 1 (0 resumed)' >&2\nexit 2\n")
+    assert robots_census.run(["a"], "out", strict=True) == 2
+    binary("kill -9 $$\n")
+    with pytest.raises(robots_census.RunError) as killed:
+        robots_census.run(["a"], "out")
+    assert killed.value.args == ("robots-census was ended by signal 9", 137)
+    binary("exit 75\n")
+    assert robots_census.run(["a"], "out") == 75
+
+
+def test_run_returns_the_exit_code_of_a_run_that_skipped_something(tmp_path):
+    # A missing input is skipped (exit 1); --strict makes that 2, returned as the CLI
+    # returns it, not raised.
+    missing = tmp_path / "missing.warc.gz"
+    assert robots_census.run([missing], tmp_path / "lenient", quiet=True) == 1
+    assert robots_census.run([missing], tmp_path / "strict", quiet=True, strict=True) == 2
+
+
 def test_the_stub_types_the_module(tmp_path):
     site = os.environ["PYTHONPATH"]
     good = tmp_path / "good.py"

@@ -3,7 +3,7 @@
 //! most URLs must reach a rule. Guards against a generator that quietly stops
 //! producing what the differential test relies on.
 
-use robots_census::robots::{Code, RobotsTxt, Scope};
+use robots_census_engine::{Code, RobotsTxt, Scope};
 
 use super::{case, DEFAULT_SEED};
 use crate::support::corpus_files;

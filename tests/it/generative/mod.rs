@@ -27,7 +27,7 @@ mod shrink;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use robots_census::robots::{RobotsTxt, UrlPath};
+use robots_census_engine::{RobotsTxt, UrlPath};
 
 use self::oracle::{Answer, Oracle};
 use self::questions::Questions;

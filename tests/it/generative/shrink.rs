@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use robots_census::robots::RobotsTxt;
+use robots_census_engine::RobotsTxt;
 
 use super::oracle::{Answer, Oracle};
 

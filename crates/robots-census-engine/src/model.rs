@@ -6,19 +6,22 @@
 
 use std::borrow::Cow;
 
-use super::lint::Finding;
-use super::pattern::PatternKind;
+use crate::lint::Finding;
+use crate::pattern::PatternKind;
+use crate::tokenize::trim;
 
 /// Allow or disallow.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum RuleKind {
+    /// An `Allow:` line.
     Allow,
+    /// A `Disallow:` line (or one of its misspellings robots.cc accepts).
     Disallow,
 }
 
 impl RuleKind {
     /// Allow for `true`, Disallow for `false`.
-    pub fn of(allow: bool) -> Self {
+    pub(crate) fn of(allow: bool) -> Self {
         if allow {
             RuleKind::Allow
         } else {
@@ -26,6 +29,7 @@ impl RuleKind {
         }
     }
 
+    /// `allow` or `disallow`, as the tables and JSON output write it.
     pub fn as_str(self) -> &'static str {
         match self {
             RuleKind::Allow => "allow",
@@ -37,6 +41,7 @@ impl RuleKind {
 /// A `User-agent:` line.
 #[derive(Debug, Clone)]
 pub struct AgentLine<'a> {
+    /// Line number, as robots.cc counts lines (from 1).
     pub line: u32,
     /// The whole line as the parser kept it (for excerpts).
     pub text: &'a [u8],
@@ -46,6 +51,7 @@ pub struct AgentLine<'a> {
     pub token: &'a [u8],
     /// The line names the global group (`*`, or `*` then whitespace).
     pub is_star: bool,
+    /// Index of its group in [`RobotsTxt::groups`].
     pub group: u32,
 }
 
@@ -61,6 +67,7 @@ impl AgentLine<'_> {
 /// and merged when matching, as robots.cc does.
 #[derive(Debug, Clone)]
 pub struct Group {
+    /// Line of its first user-agent line.
     pub first_line: u32,
     /// Last line of a directive that belongs to the group.
     pub last_line: u32,
@@ -68,6 +75,7 @@ pub struct Group {
     pub agents: std::ops::Range<usize>,
     /// Indexes into [`RobotsTxt::rules`].
     pub rules: std::ops::Range<usize>,
+    /// One of its user-agent lines names the global group (`*`).
     pub has_star: bool,
     /// The first crawl-delay of the group that parses as a number of seconds.
     pub crawl_delay: Option<f64>,
@@ -76,9 +84,11 @@ pub struct Group {
 /// An allow or disallow line.
 #[derive(Debug, Clone)]
 pub struct Rule<'a> {
+    /// Line number, as robots.cc counts lines (from 1).
     pub line: u32,
     /// The whole line as the parser kept it (for excerpts).
     pub text: &'a [u8],
+    /// Allow or disallow.
     pub kind: RuleKind,
     /// `None` for a rule before any user-agent line: robots.cc ignores it.
     pub group: Option<u32>,
@@ -86,48 +96,76 @@ pub struct Rule<'a> {
     pub value: &'a [u8],
     /// The percent-escaped pattern robots.cc matches; its length is the priority.
     pub pattern: Cow<'a, [u8]>,
-    pub pattern_kind: PatternKind,
+    pub(crate) pattern_kind: PatternKind,
     /// For an Allow whose last segment starts with `index.htm`: the length of the
     /// pattern prefix up to and including that '/'. robots.cc also allows
     /// `prefix$` (the directory itself) with that priority plus one.
-    pub index_prefix: Option<usize>,
+    pub(crate) index_prefix: Option<usize>,
 }
 
-impl Rule<'_> {
+impl<'a> Rule<'a> {
+    /// The pattern holds a `*`.
     pub fn has_wildcard(&self) -> bool {
         matches!(self.pattern_kind, PatternKind::Wildcard { .. })
     }
 
+    /// The pattern ends with `$`.
     pub fn has_end_anchor(&self) -> bool {
         self.pattern.last() == Some(&b'$')
+    }
+
+    /// The key as written on the line (`Disallow`, `disalow`, `ALLOW` ...): its text
+    /// before the `:` or the first blank, trimmed as robots.cc trims.
+    ///
+    /// ```
+    /// let doc = robots_census_engine::RobotsTxt::parse(b"User-agent: *\n  disalow /x\n");
+    /// assert_eq!(doc.rules[0].key(), b"disalow");
+    /// ```
+    pub fn key(&self) -> &'a [u8] {
+        let text = trim(self.text);
+        let end = text
+            .iter()
+            .position(|b| matches!(b, b':' | b' ' | b'\t'))
+            .unwrap_or(text.len());
+        trim(&text[..end])
     }
 }
 
 /// A `Sitemap:` line (sitemaps belong to no group).
 #[derive(Debug, Clone)]
 pub struct Sitemap<'a> {
+    /// Line number, as robots.cc counts lines (from 1).
     pub line: u32,
+    /// The value as written.
     pub url: &'a [u8],
-    /// [`crate::robots::lint::is_absolute_sitemap_url`] of `url`: the lint's
-    /// `sitemap_not_absolute` and the sitemaps table's `is_absolute` read it from here.
+    /// `url` is an absolute http(s) or ftp URL with a host: the lint's
+    /// `sitemap_not_absolute_url` and the census's `sitemaps.is_absolute` read it here.
     pub is_absolute: bool,
 }
 
 /// Directives Google ignores for matching but the census records.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum OtherKey {
+    /// `Crawl-delay` (Bing, Yandex and others read it; Google does not).
     CrawlDelay,
+    /// `Request-rate`.
     RequestRate,
+    /// `Visit-time`.
     VisitTime,
+    /// `Host` (Yandex's preferred mirror).
     Host,
+    /// `Clean-param` (Yandex).
     CleanParam,
+    /// `Noindex`.
     Noindex,
+    /// `Content-signal` or `Content-signals` (AI usage preferences).
     ContentSignal,
     /// Any other key, kept verbatim in [`Other::key`].
     Unknown,
 }
 
 impl OtherKey {
+    /// The key named by `key` (any case), or [`OtherKey::Unknown`].
     pub fn of(key: &[u8]) -> Self {
         const NAMES: [(&str, OtherKey); 8] = [
             ("crawl-delay", OtherKey::CrawlDelay),
@@ -145,6 +183,7 @@ impl OtherKey {
             .map_or(OtherKey::Unknown, |(_, k)| *k)
     }
 
+    /// The key's name in lower case; `unknown` for [`OtherKey::Unknown`].
     pub fn as_str(self) -> &'static str {
         match self {
             OtherKey::CrawlDelay => "crawl-delay",
@@ -162,10 +201,13 @@ impl OtherKey {
 /// A line with a key robots.cc does not know.
 #[derive(Debug, Clone)]
 pub struct Other<'a> {
+    /// Line number, as robots.cc counts lines (from 1).
     pub line: u32,
+    /// Which key it is.
     pub key: OtherKey,
     /// The key as written.
     pub key_text: &'a [u8],
+    /// The value as written.
     pub value: &'a [u8],
     /// The group open when the line was read, if any.
     pub group: Option<u32>,
@@ -178,23 +220,33 @@ pub struct BodyFacts {
     pub body_len: usize,
     /// Bytes parsed: `min(body_len, ROBOTS_PARSE_CAP)`.
     pub parsed_len: usize,
+    /// The body is longer than the cut: the rest was not read.
     pub cut_at_cap: bool,
+    /// The body starts with a UTF-8 byte order mark (robots.cc skips it).
     pub utf8_bom: bool,
+    /// The body starts with a UTF-16 byte order mark (robots.cc finds no rules).
     pub utf16_bom: bool,
     /// The parsed bytes are valid UTF-8 (a character cut in two by the 500 KiB cut, at
     /// the very end, does not count against it).
     pub valid_utf8: bool,
+    /// The parsed bytes hold a NUL.
     pub has_nul: bool,
+    /// The body looks like an HTML page (an error page served as robots.txt).
     pub looks_like_html: bool,
 }
 
 /// Line counts of the parsed body, numbered as robots.cc numbers lines.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct LineCounts {
+    /// Every line.
     pub lines: u32,
+    /// Lines with nothing but blanks.
     pub empty: u32,
+    /// Lines with only a comment.
     pub comment: u32,
+    /// `key: value` lines (whatever the key).
     pub directive: u32,
+    /// Lines that are none of these: ignored.
     pub unparsed: u32,
 }
 
@@ -209,7 +261,7 @@ pub fn lossy_text(bytes: &[u8]) -> Cow<'_, str> {
 
 /// Owned raw bytes as text, U+FFFD for invalid sequences: valid UTF-8 (nearly always)
 /// becomes the string without a copy.
-pub fn lossy_string(bytes: Vec<u8>) -> String {
+pub(crate) fn lossy_string(bytes: Vec<u8>) -> String {
     String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
@@ -217,15 +269,23 @@ pub fn lossy_string(bytes: Vec<u8>) -> String {
 /// [`RobotsTxt::verdict`].
 #[derive(Debug, Clone)]
 pub struct RobotsTxt<'a> {
+    /// Facts about the body as a whole.
     pub facts: BodyFacts,
     /// The parsed bytes as text, when they are valid UTF-8 (checked once, here).
     pub text: Option<&'a str>,
+    /// How many lines of each kind.
     pub lines: LineCounts,
+    /// The groups, in file order.
     pub groups: Vec<Group>,
+    /// Every user-agent line, in file order (a group's are a range of them).
     pub agents: Vec<AgentLine<'a>>,
+    /// Every allow and disallow line, in file order (a group's are a range of them).
     pub rules: Vec<Rule<'a>>,
+    /// The Sitemap lines, in file order.
     pub sitemaps: Vec<Sitemap<'a>>,
+    /// Lines with other keys, in file order.
     pub others: Vec<Other<'a>>,
+    /// The lint: what the parse noticed, in line order (see [`Code`](crate::Code)).
     pub findings: Vec<Finding<'a>>,
 }
 
@@ -247,10 +307,12 @@ impl<'a> RobotsTxt<'a> {
         lossy_text(bytes)
     }
 
+    /// The user-agent lines of `group`.
     pub fn group_agents(&self, group: &Group) -> &[AgentLine<'a>] {
         &self.agents[group.agents.clone()]
     }
 
+    /// The allow and disallow lines of `group`.
     pub fn group_rules(&self, group: &Group) -> &[Rule<'a>] {
         &self.rules[group.rules.clone()]
     }
@@ -278,8 +340,25 @@ impl<'a> RobotsTxt<'a> {
         })
     }
 
+    /// Some group names the global group (`*`).
     pub fn has_star_group(&self) -> bool {
         self.groups.iter().any(|g| g.has_star)
+    }
+
+    /// What robots.cc matches of a user-agent line ([`AgentLine::token`]), lower-cased;
+    /// `*` for a line naming the global group.
+    ///
+    /// ```
+    /// let doc = robots_census_engine::RobotsTxt::parse(b"User-agent: Googlebot/2.1\nUser-agent: *\n");
+    /// let tokens: Vec<String> = doc.agents.iter().map(|a| doc.product_token(a)).collect();
+    /// assert_eq!(tokens, ["googlebot", "*"]);
+    /// ```
+    pub fn product_token(&self, agent: &AgentLine<'_>) -> String {
+        if agent.is_star {
+            "*".into()
+        } else {
+            self.text_of(agent.token).to_ascii_lowercase()
+        }
     }
 
     /// Rule counts: (allow, disallow) of a group.
@@ -293,6 +372,13 @@ impl<'a> RobotsTxt<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn keys_are_cut_at_the_colon_or_blank() {
+        let doc = RobotsTxt::parse(b"User-agent: *\n  Disallow: /x\nAllow /y\n\tdisallow\t:5\n");
+        let keys: Vec<&[u8]> = doc.rules.iter().map(Rule::key).collect();
+        assert_eq!(keys, [&b"Disallow"[..], b"Allow", b"disallow"]);
+    }
 
     #[test]
     fn text_of_borrows_from_a_utf8_body_and_decodes_the_rest() {

@@ -5,7 +5,23 @@
 
 use std::borrow::Cow;
 
-/// The part of a URL that rules are matched against; always starts with '/'.
+/// The part of a URL that rules are matched against; always starts with '/'. Reduce a
+/// URL once to ask many agents about it ([`RobotsTxt::verdict_for_path`]).
+///
+/// ```
+/// use robots_census_engine::{RobotsTxt, UrlPath};
+///
+/// let path = UrlPath::new(b"https://example.com/a/b?q=1#top");
+/// assert_eq!(path.as_bytes(), b"/a/b?q=1");
+/// let doc = RobotsTxt::parse(b"User-agent: GPTBot\nDisallow: /a\n");
+/// let blocked: Vec<bool> = [&b"GPTBot"[..], b"CCBot"]
+///     .iter()
+///     .map(|agent| !doc.verdict_for_path(agent, &path).allowed)
+///     .collect();
+/// assert_eq!(blocked, [true, false]);
+/// ```
+///
+/// [`RobotsTxt::verdict_for_path`]: crate::RobotsTxt::verdict_for_path
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UrlPath<'a>(Cow<'a, [u8]>);
 
@@ -24,6 +40,7 @@ impl<'a> UrlPath<'a> {
         })
     }
 
+    /// The path, params and query, as matched.
     pub fn as_bytes(&self) -> &[u8] {
         &self.0
     }
@@ -42,7 +59,7 @@ fn find_any(hay: &[u8], from: usize, set: &[u8]) -> Option<usize> {
 }
 
 /// robots.cc's `GetPathParamsQuery`.
-pub fn path_params_query(url: &[u8]) -> Cow<'_, [u8]> {
+pub(crate) fn path_params_query(url: &[u8]) -> Cow<'_, [u8]> {
     // Initial two slashes are ignored.
     let search_start = if url.starts_with(b"//") { 2 } else { 0 };
     let early_path = find_any(url, search_start, b"/?;");

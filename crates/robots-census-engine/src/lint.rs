@@ -10,14 +10,19 @@ use std::borrow::Cow;
 use super::agent;
 use super::model::{Group, Rule, RuleKind};
 
+/// How much a finding matters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Severity {
+    /// Google reads the file otherwise than its author meant (or reads nothing).
     Error,
+    /// Google copes, other parsers may not, or part of a line is lost.
     Warning,
+    /// Worth knowing; nothing is lost.
     Info,
 }
 
 impl Severity {
+    /// `error`, `warning` or `info`.
     pub fn as_str(self) -> &'static str {
         match self {
             Severity::Error => "error",
@@ -29,11 +34,23 @@ impl Severity {
 
 macro_rules! codes {
     ($($variant:ident => ($name:literal, $severity:ident, $message:literal),)*) => {
-        /// A lint finding's kind.
+        /// A lint finding's kind: its stable name ([`Code::as_str`]), severity and
+        /// message. The parse fills [`RobotsTxt::findings`](crate::RobotsTxt::findings).
+        ///
+        /// ```
+        /// use robots_census_engine::{Code, RobotsTxt, Severity};
+        ///
+        /// let doc = RobotsTxt::parse(b"Disallow: /x\nUser-agent: *\nDisalow: /y\n");
+        /// let found: Vec<(u32, Code)> = doc.findings.iter().map(|f| (f.line, f.code)).collect();
+        /// assert_eq!(found, [(1, Code::RuleOutsideGroup), (3, Code::MisspelledKey)]);
+        /// assert_eq!(Code::RuleOutsideGroup.as_str(), "rule_outside_group");
+        /// assert_eq!(Code::MisspelledKey.severity(), Severity::Warning);
+        /// ```
         #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-        pub enum Code { $($variant,)* }
+        pub enum Code { $(#[doc = $message] $variant,)* }
 
         impl Code {
+            /// Every code, in declaration order.
             pub const ALL: &'static [Code] = &[$(Code::$variant,)*];
 
             /// The number of codes (discriminants are `0..COUNT`).
@@ -44,10 +61,12 @@ macro_rules! codes {
                 match self { $(Code::$variant => $name,)* }
             }
 
+            /// How much a finding of this code matters.
             pub fn severity(self) -> Severity {
                 match self { $(Code::$variant => Severity::$severity,)* }
             }
 
+            /// What the finding means, in one sentence.
             pub fn message(self) -> &'static str {
                 match self { $(Code::$variant => $message,)* }
             }
@@ -87,6 +106,7 @@ codes! {
 pub struct Finding<'a> {
     /// Line number as robots.cc counts; 0 for the body as a whole.
     pub line: u32,
+    /// What was found.
     pub code: Code,
     /// The line's bytes (or the start of the body), as kept by the parser.
     pub excerpt: &'a [u8],
@@ -96,7 +116,7 @@ pub struct Finding<'a> {
 /// [`EXCERPT_LEN`](crate::limits::EXCERPT_LEN) bytes, cut back to the start of a UTF-8
 /// character the cut would split. (The table cut bytes and `lint` cut characters, so a
 /// non-ASCII line had two different excerpts.)
-pub fn cut_excerpt(bytes: &[u8]) -> &[u8] {
+pub(crate) fn cut_excerpt(bytes: &[u8]) -> &[u8] {
     let cap = crate::limits::EXCERPT_LEN;
     if bytes.len() <= cap {
         return bytes;
@@ -116,8 +136,20 @@ pub fn cut_excerpt(bytes: &[u8]) -> &[u8] {
     &bytes[..end]
 }
 
-/// The excerpt as every text output shows it (the `errors.excerpt` column, `lint`,
-/// `audit`, the Python module): [`cut_excerpt`], then [`excerpt_text`].
+/// A finding's excerpt as every text output shows it (the census's `errors.excerpt`
+/// column, `lint`, `audit`, the Python module): at most
+/// [`EXCERPT_LEN`](crate::limits::EXCERPT_LEN) bytes, cut back to the start of a
+/// character the cut would split, as one line of text. Valid UTF-8 without control
+/// characters (tab aside) is the text itself, borrowed; anything else is escaped: a
+/// backslash as `\\`, every byte that is not UTF-8 or is a control character as `\xNN`.
+///
+/// ```
+/// use robots_census_engine::shown_excerpt;
+///
+/// assert_eq!(shown_excerpt(b"Disallow: /caf\xc3\xa9"), "Disallow: /caf\u{e9}");
+/// assert_eq!(shown_excerpt(b"Disallow: /caf\xe9"), "Disallow: /caf\\xe9");
+/// assert_eq!(shown_excerpt(&[b'a'; 300]).len(), 200);
+/// ```
 pub fn shown_excerpt(bytes: &[u8]) -> Cow<'_, str> {
     excerpt_text(cut_excerpt(bytes))
 }
@@ -134,7 +166,7 @@ pub fn shown_excerpt(bytes: &[u8]) -> Cow<'_, str> {
 ///
 /// A text left as it was may hold `\x` as written; in an escaped one every backslash
 /// is doubled.
-pub fn excerpt_text(bytes: &[u8]) -> Cow<'_, str> {
+pub(crate) fn excerpt_text(bytes: &[u8]) -> Cow<'_, str> {
     if let Ok(text) = std::str::from_utf8(bytes) {
         if !has_escaped(text) {
             return Cow::Borrowed(text);
@@ -193,7 +225,7 @@ fn contains_ignore_case(body: &[u8], needle: &[u8], window: usize) -> bool {
 }
 
 /// An HTML page served as robots.txt: it starts with '<' and carries a telling tag early.
-pub fn looks_like_html(body: &[u8]) -> bool {
+pub(crate) fn looks_like_html(body: &[u8]) -> bool {
     let start = body
         .iter()
         .position(|b| !b.is_ascii_whitespace() && *b != 0xEF && *b != 0xBB && *b != 0xBF);
@@ -212,7 +244,7 @@ pub fn looks_like_html(body: &[u8]) -> bool {
 }
 
 /// Whether a sitemap value is an absolute http, https or ftp URL with a host.
-pub fn is_absolute_sitemap_url(url: &[u8]) -> bool {
+pub(crate) fn is_absolute_sitemap_url(url: &[u8]) -> bool {
     let rest = [&b"http://"[..], b"https://", b"ftp://"]
         .iter()
         .find(|scheme| url.len() > scheme.len() && url[..scheme.len()].eq_ignore_ascii_case(scheme))
@@ -232,14 +264,14 @@ pub fn is_absolute_sitemap_url(url: &[u8]) -> bool {
 
 /// Parses a crawl-delay value as seconds (`10`, `0.5`). Google ignores the
 /// directive; Bing and Yandex read it as a number.
-pub fn parse_crawl_delay(value: &[u8]) -> Option<f64> {
+pub(crate) fn parse_crawl_delay(value: &[u8]) -> Option<f64> {
     let text = std::str::from_utf8(value).ok()?;
     let seconds: f64 = text.trim().parse().ok()?;
     (seconds.is_finite() && seconds >= 0.0).then_some(seconds)
 }
 
 /// Findings for one user-agent line.
-pub fn check_user_agent(value: &[u8], out: &mut Vec<Code>) {
+pub(crate) fn check_user_agent(value: &[u8], out: &mut Vec<Code>) {
     if value.is_empty() {
         out.push(Code::EmptyUserAgent);
     } else if agent::is_star(value) {
@@ -252,7 +284,7 @@ pub fn check_user_agent(value: &[u8], out: &mut Vec<Code>) {
 }
 
 /// Findings for one allow/disallow value (as written).
-pub fn check_pattern(value: &[u8], out: &mut Vec<Code>) {
+pub(crate) fn check_pattern(value: &[u8], out: &mut Vec<Code>) {
     if !value.is_empty() && !matches!(value[0], b'/' | b'*') {
         out.push(Code::PatternStart);
     }
@@ -265,7 +297,7 @@ pub fn check_pattern(value: &[u8], out: &mut Vec<Code>) {
 
 /// Findings that need a whole group: conflicts, duplicates, whole-site blocks.
 /// Pushes (line, code) pairs.
-pub fn check_group(
+pub(crate) fn check_group(
     group: &Group,
     rules: &[Rule<'_>],
     hashed: &mut Vec<u64>,
@@ -377,7 +409,7 @@ mod tests {
                     _ => body.push_str(&format!("User-agent: b{path}\n")),
                 }
             }
-            let doc = crate::robots::RobotsTxt::parse(body.as_bytes());
+            let doc = crate::RobotsTxt::parse(body.as_bytes());
             // One scratch for every group, as the parser passes it.
             let mut hashed = Vec::new();
             for group in &doc.groups {

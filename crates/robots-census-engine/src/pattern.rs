@@ -10,7 +10,7 @@ use memchr::memmem;
 
 /// A compiled pattern: how it will be matched, decided once at parse time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PatternKind {
+pub(crate) enum PatternKind {
     /// No `*`, no final `$`: a prefix test.
     Prefix,
     /// No `*`, final `$`: the path must equal the pattern without the `$`.
@@ -20,7 +20,7 @@ pub enum PatternKind {
 }
 
 impl PatternKind {
-    pub fn of(pattern: &[u8]) -> Self {
+    pub(crate) fn of(pattern: &[u8]) -> Self {
         let anchored = pattern.last() == Some(&b'$');
         let body = if anchored {
             &pattern[..pattern.len() - 1]
@@ -36,7 +36,7 @@ impl PatternKind {
 }
 
 /// Whether `pattern` (already percent-escaped, of kind `kind`) matches `path`.
-pub fn matches(kind: PatternKind, pattern: &[u8], path: &[u8]) -> bool {
+pub(crate) fn matches(kind: PatternKind, pattern: &[u8], path: &[u8]) -> bool {
     match kind {
         PatternKind::Prefix => path.starts_with(pattern),
         PatternKind::Exact => path == &pattern[..pattern.len() - 1],
@@ -53,7 +53,7 @@ pub fn matches(kind: PatternKind, pattern: &[u8], path: &[u8]) -> bool {
 
 /// Whether `body` followed by an end anchor (`body$`) matches `path`; used for
 /// the `prefix$` pattern robots.cc derives from an `index.htm` Allow.
-pub fn matches_anchored(body: &[u8], path: &[u8]) -> bool {
+pub(crate) fn matches_anchored(body: &[u8], path: &[u8]) -> bool {
     if memchr::memchr(b'*', body).is_some() {
         wildcard_matches(body, true, path)
     } else {

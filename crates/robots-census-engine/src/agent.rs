@@ -5,7 +5,7 @@
 //! alone, or `*` followed by whitespace, names the global group.
 
 /// The product token robots.cc compares: the value cut at the first byte outside `[A-Za-z_-]`.
-pub fn product_token(value: &[u8]) -> &[u8] {
+pub(crate) fn product_token(value: &[u8]) -> &[u8] {
     let end = value
         .iter()
         .position(|b| !(b.is_ascii_alphabetic() || *b == b'-' || *b == b'_'))
@@ -15,17 +15,17 @@ pub fn product_token(value: &[u8]) -> &[u8] {
 
 /// Whether a user-agent value names the global (`*`) group. robots.cc accepts `*`
 /// followed by whitespace and anything after it.
-pub fn is_star(value: &[u8]) -> bool {
+pub(crate) fn is_star(value: &[u8]) -> bool {
     match value {
         [b'*'] => true,
-        [b'*', next, ..] => crate::robots::tokenize::is_ascii_space(*next),
+        [b'*', next, ..] => crate::tokenize::is_ascii_space(*next),
         _ => false,
     }
 }
 
 /// Case-insensitive exact comparison of a file's product token with the crawler's
 /// own token. The crawler's token is used as given: "Googlebot/2.1" matches nothing.
-pub fn token_matches(file_token: &[u8], agent: &[u8]) -> bool {
+pub(crate) fn token_matches(file_token: &[u8], agent: &[u8]) -> bool {
     file_token.eq_ignore_ascii_case(agent)
 }
 

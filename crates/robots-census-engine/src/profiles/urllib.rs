@@ -16,7 +16,9 @@
 
 use super::common::Answer;
 use super::cpython::{py_strip, quote, splitlines, unquote, urlparse, urlunparse, Parsed};
-use crate::robots::{RuleKind, Scope};
+use super::family::{Document, Family, Selection};
+use crate::model::lossy_text;
+use crate::{RuleKind, Scope};
 
 struct RuleLine {
     line: u32,
@@ -61,7 +63,7 @@ impl Entry {
 }
 
 /// The file as `urllib.robotparser` reads it.
-pub struct UrllibRobots {
+pub(super) struct UrllibRobots {
     entries: Vec<Entry>,
     default_entry: Option<Entry>,
 }
@@ -94,7 +96,7 @@ const KEYS: [&str; 6] = [
 
 impl UrllibRobots {
     /// `RobotFileParser.parse(text.splitlines())`.
-    pub fn parse(text: &str) -> Self {
+    pub(super) fn parse(text: &str) -> Self {
         let mut robots = UrllibRobots {
             entries: Vec::new(),
             default_entry: None,
@@ -184,13 +186,13 @@ impl UrllibRobots {
 
     /// Which entry answers `agent` (its address; 0: none): agents with the same one get
     /// the same answers.
-    pub fn selection_id(&self, agent: &str) -> usize {
+    pub(super) fn selection_id(&self, agent: &str) -> usize {
         self.entry_for(agent)
             .map_or(0, |(entry, _)| std::ptr::from_ref(entry) as usize)
     }
 
     /// `can_fetch(agent, url)`.
-    pub fn answer(&self, agent: &str, url: &str) -> Answer {
+    pub(super) fn answer(&self, agent: &str, url: &str) -> Answer {
         let path = Self::request_path(url);
         match self.entry_for(agent) {
             Some((entry, scope)) => entry.allowance(&path, scope),
@@ -201,7 +203,7 @@ impl UrllibRobots {
     /// What `can_fetch` compares the rules with: `url` unquoted, its path, params, query
     /// and fragment re-joined, then quoted (`/` when empty). The same for every agent, so
     /// a caller asking many agents about one URL computes it once.
-    pub fn request_path(url: &str) -> String {
+    pub(super) fn request_path(url: &str) -> String {
         let parsed = urlparse(&unquote(url));
         let path = quote(&urlunparse(&Parsed {
             scheme: String::new(),
@@ -217,7 +219,7 @@ impl UrllibRobots {
 
     /// `can_fetch` for every path of `paths` ([`UrllibRobots::request_path`]s), the
     /// group chosen once for `agent`.
-    pub fn allowed_paths<'p>(
+    pub(super) fn allowed_paths<'p>(
         &'p self,
         agent: &str,
         paths: impl IntoIterator<Item = &'p String> + 'p,
@@ -231,8 +233,48 @@ impl UrllibRobots {
     }
 
     /// `crawl_delay(agent)`.
-    pub fn crawl_delay(&self, agent: &str) -> Option<f64> {
+    pub(super) fn crawl_delay(&self, agent: &str) -> Option<f64> {
         self.entry_for(agent).and_then(|(e, _)| e.delay)
+    }
+}
+
+impl Family for UrllibRobots {
+    const NAME: &'static str = "urllib";
+    const HOW_IT_DIFFERS: &'static str =
+        "agent matched as a substring, first matching line, no wildcards, a blank line ends a group";
+    const READS_CRAWL_DELAY: bool = true;
+    type Path = String;
+
+    fn read(doc: Document<'_, '_>) -> Self {
+        // CPython's `read()` decodes strictly and raises on invalid UTF-8: such a file
+        // is never parsed at all. We read it decoded with U+FFFD instead, the nearest
+        // answer that still says something (noted in the README's profile table).
+        UrllibRobots::parse(&lossy_text(doc.body))
+    }
+
+    fn answer(&self, _doc: Document<'_, '_>, agent: &str, url: &str) -> Answer {
+        UrllibRobots::answer(self, agent, url)
+    }
+
+    fn crawl_delay(&self, _doc: Document<'_, '_>, agent: &str) -> Option<f64> {
+        UrllibRobots::crawl_delay(self, agent)
+    }
+
+    fn selection(&self, _doc: Document<'_, '_>, agent: &str) -> Option<Selection> {
+        Some(Selection::One(self.selection_id(agent)))
+    }
+
+    fn request_path(&self, url: &str) -> String {
+        UrllibRobots::request_path(url)
+    }
+
+    fn allowed_paths<'p>(
+        &'p self,
+        _doc: Document<'p, '_>,
+        agent: &'p str,
+        paths: impl Iterator<Item = &'p String> + 'p,
+    ) -> impl Iterator<Item = bool> + 'p {
+        UrllibRobots::allowed_paths(self, agent, paths)
     }
 }
 

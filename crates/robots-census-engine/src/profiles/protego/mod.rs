@@ -52,12 +52,13 @@ mod text;
 use self::text::{is_robots_txt, parse_delay, quote_path, quote_pattern};
 use super::common::Answer;
 use super::cpython::{py_space, py_strip, splitlines};
-use crate::robots::{RuleKind, Scope};
+use super::family::{Document, Family, Selection};
+use crate::{RuleKind, Scope};
 use std::borrow::Cow;
 use std::collections::HashMap;
 
 /// The file as protego 0.7.0 reads it: built once per body, then asked any number of questions.
-pub struct ProtegoRobots {
+pub(super) struct ProtegoRobots {
     /// Every rule created, shared by the rule sets that received it.
     rules: Vec<Rule>,
     /// Rule sets in the order their agent token first appeared (Python dict order), which
@@ -278,7 +279,7 @@ fn find_short(haystack: &str, needle: &str) -> Option<usize> {
 
 impl ProtegoRobots {
     /// `text`: the body as Scrapy decodes it, `body.decode('utf-8', errors='ignore')`.
-    pub fn parse(text: &str) -> Self {
+    pub(super) fn parse(text: &str) -> Self {
         let mut me = ProtegoRobots {
             rules: Vec::new(),
             sets: Vec::new(),
@@ -424,13 +425,13 @@ impl ProtegoRobots {
 
     /// Which rule set answers `agent` (its address; 0: none): agents with the same one get
     /// the same answers.
-    pub fn selection_id(&self, agent: &str) -> usize {
+    pub(super) fn selection_id(&self, agent: &str) -> usize {
         self.matching_set(agent)
             .map_or(0, |set| std::ptr::from_ref(set) as usize)
     }
 
     /// May `agent` fetch `url`? (`Protego.can_fetch(url, agent)`.)
-    pub fn answer(&self, agent: &str, url: &str) -> Answer {
+    pub(super) fn answer(&self, agent: &str, url: &str) -> Answer {
         let set = self.matching_set(agent);
         let scope = match set {
             None => Scope::None,
@@ -449,13 +450,13 @@ impl ProtegoRobots {
     /// What `can_fetch` matches the rules against: `url`'s quoted path, or none for a
     /// `/robots.txt` URL (always allowed). The same for every agent, so a caller asking
     /// many agents about one URL computes it once.
-    pub fn request_path(url: &str) -> Option<String> {
+    pub(super) fn request_path(url: &str) -> Option<String> {
         (!is_robots_txt(url)).then(|| quote_path(url).into_owned())
     }
 
     /// `can_fetch` for every path of `paths` ([`ProtegoRobots::request_path`]s), the rule
     /// set chosen once for `agent`.
-    pub fn allowed_paths<'p>(
+    pub(super) fn allowed_paths<'p>(
         &'p self,
         agent: &str,
         paths: impl IntoIterator<Item = &'p Option<String>> + 'p,
@@ -480,14 +481,71 @@ impl ProtegoRobots {
 
     /// The crawl-delay in seconds protego applies to `agent` (`Protego.crawl_delay`): the last
     /// valid value given in the matched group, or none.
-    pub fn crawl_delay(&self, agent: &str) -> Option<f64> {
+    pub(super) fn crawl_delay(&self, agent: &str) -> Option<f64> {
         self.matching_set(agent).and_then(|s| s.crawl_delay)
     }
+}
+
+impl Family for ProtegoRobots {
+    const NAME: &'static str = "protego";
+    const HOW_IT_DIFFERS: &'static str =
+        "agent found inside the crawler's name; crawl-delay and unknown keys end a group";
+    const READS_CRAWL_DELAY: bool = true;
+    type Path = Option<String>;
+
+    fn read(doc: Document<'_, '_>) -> Self {
+        // Scrapy's `decode_robotstxt`: UTF-8 with errors ignored.
+        ProtegoRobots::parse(&utf8_ignoring_errors(doc.body))
+    }
+
+    fn answer(&self, _doc: Document<'_, '_>, agent: &str, url: &str) -> Answer {
+        ProtegoRobots::answer(self, agent, url)
+    }
+
+    fn crawl_delay(&self, _doc: Document<'_, '_>, agent: &str) -> Option<f64> {
+        ProtegoRobots::crawl_delay(self, agent)
+    }
+
+    fn selection(&self, _doc: Document<'_, '_>, agent: &str) -> Option<Selection> {
+        Some(Selection::One(self.selection_id(agent)))
+    }
+
+    fn request_path(&self, url: &str) -> Option<String> {
+        ProtegoRobots::request_path(url)
+    }
+
+    fn allowed_paths<'p>(
+        &'p self,
+        _doc: Document<'p, '_>,
+        agent: &'p str,
+        paths: impl Iterator<Item = &'p Option<String>> + 'p,
+    ) -> impl Iterator<Item = bool> + 'p {
+        ProtegoRobots::allowed_paths(self, agent, paths)
+    }
+}
+
+/// `bytes` as UTF-8 with every invalid sequence dropped (Python's `errors="ignore"`):
+/// borrowed when there is none, as in most bodies (`from_utf8` checks them faster than
+/// the chunks do).
+fn utf8_ignoring_errors(bytes: &[u8]) -> Cow<'_, str> {
+    if let Ok(text) = std::str::from_utf8(bytes) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(bytes.len());
+    for chunk in bytes.utf8_chunks() {
+        out.push_str(chunk.valid());
+    }
+    Cow::Owned(out)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ignoring_errors_drops_invalid_bytes() {
+        assert_eq!(utf8_ignoring_errors(b"a\xffb\xc3\xa9"), "ab\u{e9}");
+    }
     use proptest::prelude::*;
 
     proptest! {

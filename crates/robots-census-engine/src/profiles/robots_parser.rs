@@ -66,7 +66,9 @@
 //! tables, not V8's (identical for all but characters new in one Unicode version); host
 //! parsing (IDNA) is the `url` crate's, which only matters for whether a URL parses at all.
 use super::common::Answer;
-use crate::robots::{RuleKind, Scope};
+use super::family::{Document, Family, Selection};
+use crate::model::lossy_text;
+use crate::{RuleKind, Scope};
 
 use std::collections::HashMap;
 
@@ -93,7 +95,7 @@ struct AgentEntry {
 
 /// The file as robots-parser 3.0.1 reads it: built once per body, then asked any number of
 /// questions.
-pub struct RobotsParserRobots {
+pub(super) struct RobotsParserRobots {
     rules: Vec<Rule>,
     /// Keyed by `formatUserAgent(value)` of the file's user-agent lines.
     agents: HashMap<String, AgentEntry>,
@@ -349,7 +351,7 @@ impl RobotsParserRobots {
     /// `text`: the body as the family's fetch path decodes it (UTF-8 with replacement
     /// characters, as fetch's `response.text()` / `TextDecoder` does). A leading BOM may be
     /// present or not: the library's `trim` removes it either way.
-    pub fn parse(text: &str) -> Self {
+    pub(super) fn parse(text: &str) -> Self {
         let mut rules: Vec<Rule> = Vec::new();
         let mut agents: HashMap<String, AgentEntry> = HashMap::new();
         let mut current: Vec<String> = Vec::new();
@@ -486,7 +488,7 @@ impl RobotsParserRobots {
 
     /// Which entry answers `agent` (its address; 0: none): agents with the same one get
     /// the same answers.
-    pub fn selection_id(&self, agent: &str) -> usize {
+    pub(super) fn selection_id(&self, agent: &str) -> usize {
         self.entry_for(agent)
             .0
             .map_or(0, |entry| std::ptr::from_ref(entry) as usize)
@@ -494,7 +496,7 @@ impl RobotsParserRobots {
 
     /// May `agent` fetch `url`? `isAllowed(url, agent)` with the robots.txt URL taken to
     /// be `url`'s own origin's; `line` is `getMatchingLineNumber` (its -1 is 0 here).
-    pub fn answer(&self, agent: &str, url: &str) -> Answer {
+    pub(super) fn answer(&self, agent: &str, url: &str) -> Answer {
         let Some(path) = self.request_path(url) else {
             // `_getRule` returns undefined; see the module doc (Crawlee: `?? true`).
             return Answer::no_rule(Scope::None);
@@ -510,7 +512,7 @@ impl RobotsParserRobots {
     /// of `url`, or none when robots-parser answers without a rule whatever the file says
     /// (a URL it cannot parse, a scheme with no robots.txt). The same for every agent, so
     /// a caller asking many agents about one URL computes it once.
-    pub fn request_path(&self, url: &str) -> Option<String> {
+    pub(super) fn request_path(&self, url: &str) -> Option<String> {
         // parseUrl: new URL(url, 'http://robots-relative.samclarke.com/')
         let parsed = url::Url::options()
             .base_url(self.base.as_ref())
@@ -535,7 +537,7 @@ impl RobotsParserRobots {
 
     /// `isAllowed` for every path of `paths` ([`RobotsParserRobots::request_path`]s),
     /// the entry chosen once for `agent`.
-    pub fn allowed_paths<'p>(
+    pub(super) fn allowed_paths<'p>(
         &'p self,
         agent: &str,
         paths: impl IntoIterator<Item = &'p Option<String>> + 'p,
@@ -575,8 +577,46 @@ impl RobotsParserRobots {
     /// The crawl-delay in seconds robots-parser gives `agent` (`getCrawlDelay`): the
     /// agent's own entry's last valid delay, else (only when the agent has no entry at all)
     /// the `*` entry's. May be 0, negative or infinite, as JavaScript `Number` parsed it.
-    pub fn crawl_delay(&self, agent: &str) -> Option<f64> {
+    pub(super) fn crawl_delay(&self, agent: &str) -> Option<f64> {
         self.entry_for(agent).0.and_then(|e| e.crawl_delay)
+    }
+}
+
+impl Family for RobotsParserRobots {
+    const NAME: &'static str = "robots-parser";
+    const HOW_IT_DIFFERS: &'static str =
+        "exact agent name cut at '/'; rules escaped with encodeURI";
+    const READS_CRAWL_DELAY: bool = true;
+    type Path = Option<String>;
+
+    fn read(doc: Document<'_, '_>) -> Self {
+        // fetch's `Response.text()`: UTF-8 with U+FFFD for invalid sequences.
+        RobotsParserRobots::parse(&lossy_text(doc.body))
+    }
+
+    fn answer(&self, _doc: Document<'_, '_>, agent: &str, url: &str) -> Answer {
+        RobotsParserRobots::answer(self, agent, url)
+    }
+
+    fn crawl_delay(&self, _doc: Document<'_, '_>, agent: &str) -> Option<f64> {
+        RobotsParserRobots::crawl_delay(self, agent)
+    }
+
+    fn selection(&self, _doc: Document<'_, '_>, agent: &str) -> Option<Selection> {
+        Some(Selection::One(self.selection_id(agent)))
+    }
+
+    fn request_path(&self, url: &str) -> Option<String> {
+        RobotsParserRobots::request_path(self, url)
+    }
+
+    fn allowed_paths<'p>(
+        &'p self,
+        _doc: Document<'p, '_>,
+        agent: &'p str,
+        paths: impl Iterator<Item = &'p Option<String>> + 'p,
+    ) -> impl Iterator<Item = bool> + 'p {
+        RobotsParserRobots::allowed_paths(self, agent, paths)
     }
 }
 

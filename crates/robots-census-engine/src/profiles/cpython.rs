@@ -7,7 +7,7 @@
 use super::common::unicode_break_at;
 
 /// `str.isspace()` in CPython 3.11 (what `strip()` and `split()` with no argument use).
-pub fn py_space(c: char) -> bool {
+pub(super) fn py_space(c: char) -> bool {
     matches!(
         c,
         '\t' | '\n' | '\u{b}' | '\u{c}' | '\r' | '\u{1c}'..='\u{1f}' | ' ' | '\u{85}' | '\u{a0}'
@@ -17,7 +17,7 @@ pub fn py_space(c: char) -> bool {
 }
 
 /// `str.strip()`.
-pub fn py_strip(s: &str) -> &str {
+pub(super) fn py_strip(s: &str) -> &str {
     s.trim_matches(py_space)
 }
 
@@ -60,7 +60,7 @@ fn next_break(text: &str) -> Option<(usize, usize)> {
 }
 
 /// `str.splitlines()`: `\r\n` is one break; no empty last line after a final break.
-pub fn splitlines(text: &str) -> impl Iterator<Item = &str> {
+pub(super) fn splitlines(text: &str) -> impl Iterator<Item = &str> {
     let mut rest = text;
     std::iter::from_fn(move || {
         if rest.is_empty() {
@@ -95,7 +95,7 @@ fn hex(b: u8) -> Option<u8> {
 /// `unquote(s)`: `%XX` escapes decoded, each run of decoded bytes read as UTF-8 with
 /// U+FFFD for invalid sequences (`errors="replace"`); a `%` not followed by two hex
 /// digits stays as written.
-pub fn unquote(s: &str) -> String {
+pub(super) fn unquote(s: &str) -> String {
     if !s.contains('%') {
         return s.to_owned();
     }
@@ -130,7 +130,7 @@ pub fn unquote(s: &str) -> String {
 }
 
 /// `quote(s, safe="/")`: UTF-8 bytes outside `A-Za-z0-9_.-~/` as upper-case `%XX`.
-pub fn quote(s: &str) -> String {
+pub(super) fn quote(s: &str) -> String {
     let safe = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-' | b'~' | b'/');
     // Most rule paths need no escape: one copy instead of a push per byte.
     let Some(first) = s.bytes().position(|b| !safe(b)) else {
@@ -152,7 +152,7 @@ pub fn quote(s: &str) -> String {
 
 /// `urlparse`'s six parts.
 #[derive(Debug, Default, PartialEq, Eq)]
-pub struct Parsed {
+pub(super) struct Parsed {
     pub scheme: String,
     pub netloc: String,
     pub path: String,
@@ -167,7 +167,7 @@ fn is_scheme_char(c: char) -> bool {
 
 /// `urlparse(url)`. Python raises `ValueError` on an unbalanced `[` in the netloc;
 /// robotparser would then fail on the whole file. Here the netloc is kept as is.
-pub fn urlparse(url: &str) -> Parsed {
+pub(super) fn urlparse(url: &str) -> Parsed {
     // urlsplit: strip leading C0 controls and space, remove tab, CR, LF.
     let url: String = url
         .trim_start_matches(|c: char| c <= ' ')
@@ -215,7 +215,7 @@ pub fn urlparse(url: &str) -> Parsed {
 }
 
 /// `urlunparse(parts)`.
-pub fn urlunparse(parts: &Parsed) -> String {
+pub(super) fn urlunparse(parts: &Parsed) -> String {
     let mut url = parts.path.clone();
     if !parts.params.is_empty() {
         url = format!("{url};{}", parts.params);

@@ -4,7 +4,7 @@
 //! directive tokenizer with its typo prefixes, and the user-agent product-token matchers.
 
 use super::super::common::unicode_break_at;
-use crate::robots::model::lossy_text;
+use crate::model::lossy_text;
 
 /// parseContent: UTF-8 BOM (EF BB BF) skipped; FF FE => UTF-16LE; FE FF => UTF-16BE; else UTF-8.
 /// Java's decoders replace malformed input with U+FFFD, as the lossy decoders here do.

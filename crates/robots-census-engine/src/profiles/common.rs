@@ -1,17 +1,33 @@
 //! What every interpretation profile answers, whatever its parser: the shared answer type;
 //! and the line separators beyond ASCII that several families' line splitting shares.
 
-use crate::robots::{RuleKind, Scope};
+use crate::{RuleKind, Scope};
 
-/// One family's answer to "may `agent` fetch `url`?".
+/// One family's answer to "may `agent` fetch `url`?", from
+/// [`Interpretations::answer`](crate::Interpretations::answer).
+///
+/// ```
+/// use robots_census_engine::{Interpretations, Profile, RobotsTxt, RuleKind, Scope};
+///
+/// let body = b"User-agent: *\nAllow: /a\nDisallow: /a/b\n";
+/// let doc = RobotsTxt::parse(body);
+/// let reads = Interpretations::new(body, &doc);
+/// // Baidu: the first matching line decides; robots.cc: the longest.
+/// let baidu = reads.answer(Profile::Baidu, "Baiduspider", "https://example.com/a/b/c");
+/// assert_eq!((baidu.allowed, baidu.line, baidu.directive), (true, 2, Some(RuleKind::Allow)));
+/// assert_eq!((baidu.pattern.as_deref(), baidu.scope), (Some("/a"), Scope::Star));
+/// assert!(!reads.answer(Profile::Google, "Baiduspider", "https://example.com/a/b/c").allowed);
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct Answer {
+    /// May the agent fetch the URL?
     pub allowed: bool,
     /// 1-based line of the deciding rule, lines counted as the family splits them;
     /// 0 when no rule decided.
     pub line: u32,
     /// The deciding rule's path pattern as the family compares it (after its own escaping).
     pub pattern: Option<String>,
+    /// The deciding rule's directive; `None` when no rule decided.
     pub directive: Option<RuleKind>,
     /// Which groups applied: the agent's own (`Named`), a family's fallback group such as
     /// Applebot reading the Googlebot group (`Fallback`), the `*` group (`Star`), or none.

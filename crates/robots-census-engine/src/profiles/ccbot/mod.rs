@@ -80,7 +80,8 @@ mod normalize;
 mod text;
 
 use super::common::Answer;
-use crate::robots::{RuleKind, Scope};
+use super::family::{self, Document, Family};
+use crate::{RuleKind, Scope};
 use java::parse_crawl_delay;
 use matcher::{find_sub, rule_matches, rule_matches_parts};
 use normalize::{normalize_path_directive, url_path_for_matching};
@@ -96,12 +97,12 @@ use text::{
 /// reads it as `conf.getInt("fetcher.max.crawl.delay", 30) * 1000` ms and skips the URL (status
 /// ROBOTS_DENIED, counter `robots_denied_maxcrawldelay`) when
 /// `rules.getCrawlDelay() > 0 && rules.getCrawlDelay() > maxCrawlDelay && maxCrawlDelay >= 0`.
-pub const MAX_CRAWL_DELAY_SECS: f64 = 30.0;
+pub(super) const MAX_CRAWL_DELAY_SECS: f64 = 30.0;
 
 /// Nutch `http.content.limit` default (1 MiB, conf/nutch-default.xml): the protocol plugins
 /// (protocol-http HttpResponse, protocol-okhttp) truncate every response body, robots.txt
 /// included, to this many bytes before crawler-commons sees it.
-pub const NUTCH_HTTP_CONTENT_LIMIT: usize = 1_048_576;
+pub(super) const NUTCH_HTTP_CONTENT_LIMIT: usize = 1_048_576;
 
 /// `BaseRobotRules.UNSET_CRAWL_DELAY` = `Long.MIN_VALUE`.
 const UNSET_CRAWL_DELAY: i64 = i64::MIN;
@@ -141,7 +142,7 @@ enum Tok {
 /// The file as CCBot (Nutch + crawler-commons 1.6) reads it: built once per body, then asked any
 /// number of questions.
 #[derive(Debug, Clone)]
-pub struct CcbotRobots {
+pub(super) struct CcbotRobots {
     /// `RobotRulesMode.ALLOW_ALL` (empty body, or HTML without `user-agent:`).
     allow_all: bool,
     /// All rules of the file, in `SimpleRobotRules.sortRules()` order (longest first, Allow
@@ -156,7 +157,7 @@ pub struct CcbotRobots {
 impl CcbotRobots {
     /// `body`: the raw bytes of the robots.txt response (Nutch passes `response.getContent()`
     /// untouched, the library decodes). Same as `parse_with_content_type(body, None)`.
-    pub fn parse(body: &[u8]) -> Self {
+    pub(super) fn parse(body: &[u8]) -> Self {
         Self::parse_with_content_type(body, None)
     }
 
@@ -164,7 +165,7 @@ impl CcbotRobots {
     /// `response.getHeader("Content-Type")`). It matters only when it starts with `text/html`
     /// (case-insensitive): then a body without any `user-agent:` is read as "allow all" even
     /// without `<html>`/`<head>`/`<body>` tags, and tags are stripped from the lines.
-    pub fn parse_with_content_type(body: &[u8], content_type: Option<&str>) -> Self {
+    pub(super) fn parse_with_content_type(body: &[u8], content_type: Option<&str>) -> Self {
         let body = &body[..body.len().min(NUTCH_HTTP_CONTENT_LIMIT)];
         if body.is_empty() {
             // "If there's nothing there, treat it like we have no restrictions."
@@ -315,13 +316,13 @@ impl CcbotRobots {
 
     /// Which rules answer `agent` (the address of their selection): agents with the same
     /// one get the same answers.
-    pub fn selection_id(&self, agent: &str) -> usize {
+    pub(super) fn selection_id(&self, agent: &str) -> usize {
         std::ptr::from_ref(self.selection(agent)) as usize
     }
 
     /// May `agent` fetch `url`? (`SimpleRobotRules.isAllowed(String)` on the rules selected for
     /// `agent`.)
-    pub fn answer(&self, agent: &str, url: &str) -> Answer {
+    pub(super) fn answer(&self, agent: &str, url: &str) -> Answer {
         if self.allow_all {
             return Answer::no_rule(Scope::None);
         }
@@ -332,13 +333,13 @@ impl CcbotRobots {
     /// What the rules are matched with: `url`'s path and query as `isAllowed` normalises
     /// them. The same for every agent, so a caller asking many agents about one URL
     /// computes it once.
-    pub fn request_path(url: &str) -> String {
+    pub(super) fn request_path(url: &str) -> String {
         url_path_for_matching(url)
     }
 
     /// `isAllowed` for every path of `paths` ([`CcbotRobots::request_path`]s), the
     /// rules chosen once for `agent`.
-    pub fn allowed_paths<'p>(
+    pub(super) fn allowed_paths<'p>(
         &'p self,
         agent: &str,
         paths: impl IntoIterator<Item = &'p String> + 'p,
@@ -409,7 +410,7 @@ impl CcbotRobots {
     /// `fetcher.min.crawl.delay` (default `${fetcher.server.delay}` = 5.0 s,
     /// conf/nutch-default.xml) and skips the host's URLs when it exceeds
     /// [`MAX_CRAWL_DELAY_SECS`] (see [`Self::crawl_delay_blocks`]); neither is applied here.
-    pub fn crawl_delay(&self, agent: &str) -> Option<f64> {
+    pub(super) fn crawl_delay(&self, agent: &str) -> Option<f64> {
         if self.allow_all {
             return None;
         }
@@ -426,7 +427,7 @@ impl CcbotRobots {
     /// maxCrawlDelay && maxCrawlDelay >= 0) { ... skipping` with `maxCrawlDelay` = 30 000 ms
     /// (`fetcher.max.crawl.delay` = 30 s; -1 would disable the check). Strictly greater: 30 s
     /// exactly is fetched, 30.001 s is not. The check comes after the allow/deny check.
-    pub fn crawl_delay_blocks(&self, agent: &str) -> bool {
+    pub(super) fn crawl_delay_blocks(&self, agent: &str) -> bool {
         if self.allow_all {
             return false;
         }
@@ -570,6 +571,47 @@ fn replay(toks: &[Tok], ua_names: &[String], rank: &[u32], matches: Option<&[u32
         rules: st.rules,
         crawl_delay_ms: st.crawl_delay,
         scope,
+    }
+}
+
+impl Family for CcbotRobots {
+    const NAME: &'static str = "ccbot";
+    const HOW_IT_DIFFERS: &'static str =
+        "crawler-commons: exact agent name, escapes normalised, wildcards without backtracking";
+    const READS_CRAWL_DELAY: bool = true;
+    type Path = String;
+
+    fn read(doc: Document<'_, '_>) -> Self {
+        CcbotRobots::parse(doc.body)
+    }
+
+    fn answer(&self, _doc: Document<'_, '_>, agent: &str, url: &str) -> Answer {
+        CcbotRobots::answer(self, agent, url)
+    }
+
+    fn crawl_delay(&self, _doc: Document<'_, '_>, agent: &str) -> Option<f64> {
+        CcbotRobots::crawl_delay(self, agent)
+    }
+
+    fn crawl_delay_blocks(&self, agent: &str) -> bool {
+        CcbotRobots::crawl_delay_blocks(self, agent)
+    }
+
+    fn selection(&self, _doc: Document<'_, '_>, agent: &str) -> Option<family::Selection> {
+        Some(family::Selection::One(self.selection_id(agent)))
+    }
+
+    fn request_path(&self, url: &str) -> String {
+        CcbotRobots::request_path(url)
+    }
+
+    fn allowed_paths<'p>(
+        &'p self,
+        _doc: Document<'p, '_>,
+        agent: &'p str,
+        paths: impl Iterator<Item = &'p String> + 'p,
+    ) -> impl Iterator<Item = bool> + 'p {
+        CcbotRobots::allowed_paths(self, agent, paths)
     }
 }
 

@@ -16,7 +16,7 @@ const UTF8_BOM: [u8; 3] = [0xEF, 0xBB, 0xBF];
 
 /// The directive a key names, after robots.cc's prefix and typo rules.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Key {
+pub(crate) enum Key {
     UserAgent,
     Allow,
     Disallow,
@@ -27,7 +27,7 @@ pub enum Key {
 
 /// How a key was recognised, for lint.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum KeySpelling {
+pub(crate) enum KeySpelling {
     /// The key is exactly the directive name (case-insensitively).
     #[default]
     Exact,
@@ -39,7 +39,7 @@ pub enum KeySpelling {
 
 /// What a line held, after comment stripping and key/value splitting.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum LineKind<'a> {
+pub(crate) enum LineKind<'a> {
     /// Nothing but whitespace.
     Empty,
     /// Only a comment.
@@ -52,7 +52,7 @@ pub enum LineKind<'a> {
 
 /// A `key: value` line.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Directive<'a> {
+pub(crate) struct Directive<'a> {
     pub key: Key,
     /// The key as written, whitespace-stripped.
     pub key_text: &'a [u8],
@@ -68,7 +68,7 @@ pub struct Directive<'a> {
 
 /// One line, numbered as robots.cc numbers it (from 1).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Line<'a> {
+pub(crate) struct Line<'a> {
     pub number: u32,
     /// Byte offset of the line in the parsed body.
     pub offset: usize,
@@ -83,7 +83,7 @@ pub struct Line<'a> {
 }
 
 /// Number of leading bytes robots.cc skips as (a prefix of) a UTF-8 BOM.
-pub fn bom_len(body: &[u8]) -> usize {
+pub(crate) fn bom_len(body: &[u8]) -> usize {
     body.iter()
         .zip(UTF8_BOM)
         .take_while(|(b, m)| **b == *m)
@@ -91,7 +91,7 @@ pub fn bom_len(body: &[u8]) -> usize {
 }
 
 /// Iterator over the lines of a body; see the module docs.
-pub struct Lines<'a> {
+pub(crate) struct Lines<'a> {
     body: &'a [u8],
     pos: usize,
     number: u32,
@@ -104,7 +104,7 @@ pub struct Lines<'a> {
 }
 
 impl<'a> Lines<'a> {
-    pub fn new(body: &'a [u8]) -> Self {
+    pub(crate) fn new(body: &'a [u8]) -> Self {
         Lines {
             body,
             pos: bom_len(body),
@@ -194,11 +194,11 @@ fn split_line(
 }
 
 /// absl::ascii_isspace: the whitespace robots.cc strips.
-pub fn is_ascii_space(b: u8) -> bool {
+pub(crate) fn is_ascii_space(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | 0x0B | 0x0C | b'\r')
 }
 
-pub fn trim(s: &[u8]) -> &[u8] {
+pub(crate) fn trim(s: &[u8]) -> &[u8] {
     let start = s
         .iter()
         .position(|b| !is_ascii_space(*b))
@@ -273,7 +273,7 @@ fn starts_with_ignore_case(s: &[u8], prefix: &str) -> bool {
 /// begin with the key's own letter, so the key's first byte leaves one candidate: the
 /// answer of trying them all, found by comparing with one key's spellings only (every
 /// line of a body has its key looked up).
-pub fn parse_key(key: &[u8]) -> (Key, KeySpelling) {
+pub(crate) fn parse_key(key: &[u8]) -> (Key, KeySpelling) {
     match key.first().map(u8::to_ascii_lowercase) {
         Some(b'u') => spelled(
             key,
@@ -314,7 +314,7 @@ fn spelled(key: &[u8], kind: Key, name: &str, typos: &[&str]) -> (Key, KeySpelli
 
 /// robots.cc's `MaybeEscapePattern`: bytes >= 0x80 become `%XX`, existing `%xx`
 /// escapes are upper-cased; everything else is kept. Borrows when nothing changes.
-pub fn escape_pattern(src: &[u8]) -> Cow<'_, [u8]> {
+pub(crate) fn escape_pattern(src: &[u8]) -> Cow<'_, [u8]> {
     // Most patterns are plain ASCII without escapes: decide that at memchr speed.
     if src.is_ascii() && memchr::memchr(b'%', src).is_none() {
         return Cow::Borrowed(src);

@@ -18,19 +18,35 @@ use super::url::UrlPath;
 
 /// The dummy path the Somesite study adds to its probes, so that a file allowing
 /// only `/$` is not read as allowing everything.
-pub const DUMMY_PROBE_PATH: &[u8] = b"/dummy-testing-path-54321";
+pub(crate) const DUMMY_PROBE_PATH: &[u8] = b"/dummy-testing-path-54321";
 
 /// The Somesite study's full / partial / none reading of one agent's verdicts.
+///
+/// ```
+/// use robots_census_engine::{ProbeClass, RobotsTxt};
+///
+/// let doc = RobotsTxt::parse(b"User-agent: *\nDisallow: /private\n\nUser-agent: GPTBot\nDisallow: /\n");
+/// let probes = doc.probes();
+/// // (whether `/` is allowed, the class)
+/// assert_eq!(doc.probe_class(b"GPTBot", &probes), (false, ProbeClass::Full));
+/// assert_eq!(doc.probe_class(b"Googlebot", &probes), (true, ProbeClass::Partial));
+/// assert_eq!(ProbeClass::Partial.as_str(), "partial");
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ProbeClass {
+    /// `/` is disallowed and so is every probe.
     Full,
+    /// Some probe is answered otherwise than `/`.
     Partial,
+    /// `/` is allowed and so is every probe.
     None,
 }
 
 impl ProbeClass {
+    /// Every class, in the order the census numbers them.
     pub const ALL: [ProbeClass; 3] = [ProbeClass::Full, ProbeClass::Partial, ProbeClass::None];
 
+    /// `full`, `partial` or `none`, as the tables write it.
     pub fn as_str(self) -> &'static str {
         match self {
             ProbeClass::Full => "full",
@@ -41,6 +57,15 @@ impl ProbeClass {
 }
 
 /// Common Crawl's exact-rule-set class of one agent.
+///
+/// ```
+/// use robots_census_engine::{RobotsTxt, RuleSetClass};
+///
+/// let doc = RobotsTxt::parse(b"User-agent: CCBot\nDisallow: /\n\nUser-agent: *\nAllow: /\n");
+/// assert_eq!(doc.rule_set_class(b"CCBot"), RuleSetClass::DisallowAll);
+/// assert_eq!(doc.rule_set_class(b"GPTBot"), RuleSetClass::AllowAll);
+/// assert_eq!(RobotsTxt::parse(b"").rule_set_class(b"x"), RuleSetClass::NotAddressed);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RuleSetClass {
     /// The applicable rules are exactly `{Disallow: /}`.
@@ -55,6 +80,7 @@ pub enum RuleSetClass {
 }
 
 impl RuleSetClass {
+    /// Every class, in the order the census numbers them.
     pub const ALL: [RuleSetClass; 4] = [
         RuleSetClass::DisallowAll,
         RuleSetClass::AllowAll,
@@ -62,6 +88,8 @@ impl RuleSetClass {
         RuleSetClass::NotAddressed,
     ];
 
+    /// `disallow_all`, `allow_all`, `allow_part` or `not_addressed`, as the tables
+    /// write it.
     pub fn as_str(self) -> &'static str {
         match self {
             RuleSetClass::DisallowAll => "disallow_all",
@@ -112,7 +140,7 @@ impl ProbePaths {
 
 /// The kinds of the rules a probe path comes from.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct RuleKinds {
+pub(crate) struct RuleKinds {
     pub allow: bool,
     pub disallow: bool,
 }
@@ -142,13 +170,13 @@ fn reversing(root_allowed: bool) -> RuleKind {
 /// order. The answer is the same in any order; this one usually finds a differing
 /// probe first.
 #[derive(Debug, Default)]
-pub struct ProbeOrders {
+pub(crate) struct ProbeOrders {
     under_allowed_root: Vec<u32>,
     under_disallowed_root: Vec<u32>,
 }
 
 impl ProbeOrders {
-    pub fn new(kinds: impl Iterator<Item = RuleKinds> + Clone) -> ProbeOrders {
+    pub(crate) fn new(kinds: impl Iterator<Item = RuleKinds> + Clone) -> ProbeOrders {
         let order = |root_allowed: bool| {
             let kind = reversing(root_allowed);
             let indexed = kinds.clone().enumerate().map(|(i, k)| (i as u32, k));
@@ -163,7 +191,7 @@ impl ProbeOrders {
     }
 
     /// The probes' indices, in the order to ask them when `/` is `root_allowed`.
-    pub fn under(&self, root_allowed: bool) -> &[u32] {
+    pub(crate) fn under(&self, root_allowed: bool) -> &[u32] {
         if root_allowed {
             &self.under_allowed_root
         } else {
@@ -215,7 +243,17 @@ impl Probes<'_, '_> {
 }
 
 impl<'a> RobotsTxt<'a> {
-    /// The lazily built [`RobotsTxt::probe_paths`] of this document.
+    /// The probe paths of the Somesite reading, the same for every agent, built the
+    /// first time [`RobotsTxt::probe_class`] needs them: `/`, then each distinct
+    /// non-empty allow/disallow path in file order (one trailing `$` dropped), then a
+    /// dummy path. Each path is appended to a site root (`http://h`) and reduced as
+    /// robots.cc reduces URLs, as the study did.
+    ///
+    /// The path probed is the rule's pattern as robots.cc escapes it (bytes >= 0x80 as
+    /// `%XX`, `%xx` upper-cased), i.e. the URL a crawler requests for that path:
+    /// `Disallow: /café/` blocks `/caf%C3%A9/`. Probing the value as written would ask
+    /// robots.cc about `/café/`, a URL no HTTP client sends and that no pattern of the
+    /// file matches, and read a file that restricts a real path as unrestricted.
     pub fn probes(&self) -> Probes<'_, 'a> {
         Probes {
             doc: self,
@@ -223,25 +261,18 @@ impl<'a> RobotsTxt<'a> {
         }
     }
 
-    /// The probe URLs of the Somesite reading, the same for every agent: `/`, then
-    /// each distinct non-empty allow/disallow path in file order (one trailing `$`
-    /// dropped), then [`DUMMY_PROBE_PATH`]. Each path is appended to a site root
-    /// (`http://h`) and reduced as robots.cc reduces URLs, as the study did.
-    ///
-    /// The path probed is the rule's pattern as robots.cc escapes it (bytes >= 0x80 as
-    /// `%XX`, `%xx` upper-cased), i.e. the URL a crawler requests for that path:
-    /// `Disallow: /café/` blocks `/caf%C3%A9/`. Probing the value as written would ask
-    /// robots.cc about `/café/`, a URL no HTTP client sends and that no pattern of the
-    /// file matches, and read a file that restricts a real path as unrestricted.
-    pub fn probe_paths(&self) -> Vec<UrlPath<'static>> {
+    /// Every path of [`RobotsTxt::probes`], `/` and the dummy path included, in order:
+    /// the reference the tests hold the packed paths to.
+    #[cfg(test)]
+    pub(crate) fn probe_paths(&self) -> Vec<UrlPath<'static>> {
         self.probe_paths_of_kinds()
             .into_iter()
             .map(|(path, _)| path)
             .collect()
     }
 
-    /// [`RobotsTxt::probe_paths`], each with the kinds of the rules it comes from
-    /// (`/` and the dummy path from none, unless a rule repeats them).
+    /// The paths of [`RobotsTxt::probes`], each with the kinds of the rules it comes
+    /// from (`/` and the dummy path from none, unless a rule repeats them).
     fn probe_paths_of_kinds(&self) -> Vec<(UrlPath<'static>, RuleKinds)> {
         let mut all: Vec<(UrlPath<'static>, Option<RuleKind>)> =
             Vec::with_capacity(self.rules.len() + 2);
@@ -276,13 +307,16 @@ impl<'a> RobotsTxt<'a> {
 
     /// [`RobotsTxt::probe_paths`] but `/`, each as a URL on the site root `http://h`:
     /// the probes other readings than robots.cc's are asked about.
-    pub fn probe_urls(&self) -> impl Iterator<Item = Vec<u8>> {
+    #[cfg(test)]
+    pub(crate) fn probe_urls(&self) -> impl Iterator<Item = Vec<u8>> {
         self.probe_urls_of_kinds().into_iter().map(|(url, _)| url)
     }
 
-    /// [`RobotsTxt::probe_urls`], each with the kinds of the rules it comes from: the
-    /// order in which a reading had best ask them (see [`ProbeOrders`]).
-    pub fn probe_urls_of_kinds(&self) -> Vec<(Vec<u8>, RuleKinds)> {
+    /// The paths of [`RobotsTxt::probes`] but `/`, each as a URL on the site root
+    /// `http://h` (the probes other readings than robots.cc's are asked about), with
+    /// the kinds of the rules it comes from: the order in which a reading had best ask
+    /// them (see [`ProbeOrders`]).
+    pub(crate) fn probe_urls_of_kinds(&self) -> Vec<(Vec<u8>, RuleKinds)> {
         self.probe_paths_of_kinds()
             .into_iter()
             .filter(|(path, _)| path.as_bytes() != b"/")

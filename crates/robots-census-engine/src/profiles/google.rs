@@ -23,12 +23,11 @@
 //!   the minimum a parser must read, so the cut is within the RFC.
 
 use super::common::Answer;
-use crate::robots::model::{Group, RobotsTxt, Rule, RuleKind};
-use crate::robots::pattern::matches;
-use crate::robots::url::UrlPath;
-use crate::robots::{Scope, Verdict};
-
-use super::Profile;
+use super::family::{Document, Family, Selection};
+use crate::model::{Group, RobotsTxt, Rule, RuleKind};
+use crate::pattern::matches;
+use crate::url::UrlPath;
+use crate::{Scope, Verdict};
 
 /// Google's special-case crawlers that obey only a group naming them.
 const IGNORE_STAR: [&str; 3] = ["AdsBot-Google", "AdsBot-Google-Mobile", "APIs-Google"];
@@ -39,27 +38,190 @@ fn is_one_of(agent: &str, names: &[&str]) -> bool {
     names.iter().any(|n| n.eq_ignore_ascii_case(agent))
 }
 
-/// Whether some profile reads groups for `agent` that name another agent (a fallback)
-/// or skips `*` for it: its answers depend on more than the groups naming it.
-pub(super) fn has_own_rules(agent: &str) -> bool {
-    is_one_of(agent, &IGNORE_STAR)
-        || is_one_of(agent, &GOOGLEBOT_FALLBACK)
-        || agent.eq_ignore_ascii_case("Applebot")
-        || agent.eq_ignore_ascii_case("bingbot")
+/// A family that reads the Google model: robots.cc's groups and rules, with its own
+/// group selection or precedence. Its answer for one path is all it defines; the rest
+/// of [`Family`] follows.
+trait GoogleModel: Default {
+    /// [`Family::NAME`].
+    const NAME: &'static str;
+    /// [`Family::HOW_IT_DIFFERS`].
+    const HOW_IT_DIFFERS: &'static str;
+    /// [`Family::READS_CRAWL_DELAY`].
+    const READS_CRAWL_DELAY: bool = false;
+
+    /// May `agent` fetch `path` (already reduced as robots.cc reduces URLs)?
+    fn answer_path(doc: &RobotsTxt<'_>, agent: &str, path: &UrlPath<'_>) -> Answer;
+
+    /// [`Family::crawl_delay`].
+    fn crawl_delay(_doc: &RobotsTxt<'_>, _agent: &str) -> Option<f64> {
+        None
+    }
+
+    /// [`Family::has_own_rules`].
+    fn has_own_rules(_agent: &str) -> bool {
+        false
+    }
+
+    /// [`Family::reads_as_google`]: every Google-model family but Baidu differs only
+    /// for its own special agents.
+    fn reads_as_google(agent: &str) -> bool {
+        !Self::has_own_rules(agent)
+    }
 }
 
-/// Whether `profile` reads the file for `agent` exactly as robots.cc does (verdicts;
-/// crawl-delay aside): every Google-model family but Baidu and RFC 9309 differs only
-/// for its own special agents.
-pub(super) fn same_as_google(profile: Profile, agent: &str) -> bool {
-    match profile {
-        Profile::Google => true,
-        Profile::GoogleProduction => {
-            !is_one_of(agent, &IGNORE_STAR) && !is_one_of(agent, &GOOGLEBOT_FALLBACK)
+impl<T: GoogleModel> Family for T {
+    const NAME: &'static str = <T as GoogleModel>::NAME;
+    const HOW_IT_DIFFERS: &'static str = <T as GoogleModel>::HOW_IT_DIFFERS;
+    const READS_CRAWL_DELAY: bool = <T as GoogleModel>::READS_CRAWL_DELAY;
+    type Path = UrlPath<'static>;
+
+    fn read(_doc: Document<'_, '_>) -> Self {
+        T::default()
+    }
+
+    fn answer(&self, doc: Document<'_, '_>, agent: &str, url: &str) -> Answer {
+        T::answer_path(doc.google, agent, &UrlPath::new(url.as_bytes()))
+    }
+
+    fn crawl_delay(&self, doc: Document<'_, '_>, agent: &str) -> Option<f64> {
+        <T as GoogleModel>::crawl_delay(doc.google, agent)
+    }
+
+    fn has_own_rules(agent: &str) -> bool {
+        <T as GoogleModel>::has_own_rules(agent)
+    }
+
+    fn reads_as_google(agent: &str) -> bool {
+        <T as GoogleModel>::reads_as_google(agent)
+    }
+
+    /// `None`: the answers of the special agents depend on their names.
+    fn selection(&self, _doc: Document<'_, '_>, _agent: &str) -> Option<Selection> {
+        None
+    }
+
+    fn request_path(&self, url: &str) -> UrlPath<'static> {
+        UrlPath::new(url.as_bytes()).into_owned()
+    }
+
+    fn allowed_paths<'p>(
+        &'p self,
+        doc: Document<'p, '_>,
+        agent: &'p str,
+        paths: impl Iterator<Item = &'p UrlPath<'static>> + 'p,
+    ) -> impl Iterator<Item = bool> + 'p {
+        paths.map(move |path| T::answer_path(doc.google, agent, path).allowed)
+    }
+}
+
+/// `google`: robots.cc itself ([`RobotsTxt::verdict_for_path`]).
+#[derive(Default)]
+pub(super) struct Google;
+
+impl GoogleModel for Google {
+    const NAME: &'static str = "google";
+    const HOW_IT_DIFFERS: &'static str = "robots.cc itself";
+
+    fn answer_path(doc: &RobotsTxt<'_>, agent: &str, path: &UrlPath<'_>) -> Answer {
+        from_verdict(doc.verdict_for_path(agent.as_bytes(), path))
+    }
+}
+
+/// `google-production`: AdsBot-Google and APIs-Google skip `*`; Googlebot-News and
+/// Googlebot-Image fall back to a Googlebot group.
+#[derive(Default)]
+pub(super) struct GoogleProduction;
+
+impl GoogleModel for GoogleProduction {
+    const NAME: &'static str = "google-production";
+    const HOW_IT_DIFFERS: &'static str =
+        "AdsBot-Google and APIs-Google ignore '*'; Googlebot-News/-Image fall back to Googlebot";
+
+    fn answer_path(doc: &RobotsTxt<'_>, agent: &str, path: &UrlPath<'_>) -> Answer {
+        let named = doc.names_agent(agent.as_bytes());
+        if !named && is_one_of(agent, &IGNORE_STAR) {
+            Answer::no_rule(Scope::None)
+        } else if !named && is_one_of(agent, &GOOGLEBOT_FALLBACK) && doc.names_agent(b"Googlebot") {
+            fallback(doc, "Googlebot", path)
+        } else {
+            Google::answer_path(doc, agent, path)
         }
-        Profile::Applebot => !agent.eq_ignore_ascii_case("Applebot"),
-        Profile::Bing => !agent.eq_ignore_ascii_case("bingbot"),
-        _ => false,
+    }
+
+    fn has_own_rules(agent: &str) -> bool {
+        is_one_of(agent, &IGNORE_STAR) || is_one_of(agent, &GOOGLEBOT_FALLBACK)
+    }
+}
+
+/// `bing`: a bingbot group, else msnbot, else `*`; crawl-delay from `*` too.
+#[derive(Default)]
+pub(super) struct Bing;
+
+impl GoogleModel for Bing {
+    const NAME: &'static str = "bing";
+    const HOW_IT_DIFFERS: &'static str =
+        "bingbot falls back to an msnbot group; crawl-delay also from '*'";
+    const READS_CRAWL_DELAY: bool = true;
+
+    fn answer_path(doc: &RobotsTxt<'_>, agent: &str, path: &UrlPath<'_>) -> Answer {
+        if agent.eq_ignore_ascii_case("bingbot")
+            && !doc.names_agent(agent.as_bytes())
+            && doc.names_agent(b"msnbot")
+        {
+            fallback(doc, "msnbot", path)
+        } else {
+            Google::answer_path(doc, agent, path)
+        }
+    }
+
+    fn crawl_delay(doc: &RobotsTxt<'_>, agent: &str) -> Option<f64> {
+        bing_crawl_delay(doc, agent)
+    }
+
+    fn has_own_rules(agent: &str) -> bool {
+        agent.eq_ignore_ascii_case("bingbot")
+    }
+}
+
+/// `applebot`: an Applebot group, else the Googlebot group, else `*`.
+#[derive(Default)]
+pub(super) struct Applebot;
+
+impl GoogleModel for Applebot {
+    const NAME: &'static str = "applebot";
+    const HOW_IT_DIFFERS: &'static str = "Applebot falls back to the Googlebot group";
+
+    fn answer_path(doc: &RobotsTxt<'_>, agent: &str, path: &UrlPath<'_>) -> Answer {
+        if agent.eq_ignore_ascii_case("Applebot")
+            && !doc.names_agent(agent.as_bytes())
+            && doc.names_agent(b"Googlebot")
+        {
+            fallback(doc, "Googlebot", path)
+        } else {
+            Google::answer_path(doc, agent, path)
+        }
+    }
+
+    fn has_own_rules(agent: &str) -> bool {
+        agent.eq_ignore_ascii_case("Applebot")
+    }
+}
+
+/// `baidu`: the first matching Allow/Disallow line decides.
+#[derive(Default)]
+pub(super) struct Baidu;
+
+impl GoogleModel for Baidu {
+    const NAME: &'static str = "baidu";
+    const HOW_IT_DIFFERS: &'static str = "the first matching line decides, not the longest";
+
+    fn answer_path(doc: &RobotsTxt<'_>, agent: &str, path: &UrlPath<'_>) -> Answer {
+        let named = doc.names_agent(agent.as_bytes());
+        first_match(doc, agent, named, path.as_bytes())
+    }
+
+    fn reads_as_google(_agent: &str) -> bool {
+        false
     }
 }
 
@@ -86,36 +248,6 @@ fn fallback(doc: &RobotsTxt<'_>, fallback: &str, path: &UrlPath<'_>) -> Answer {
     let mut answer = from_verdict(doc.verdict_for_path(fallback.as_bytes(), path));
     answer.scope = Scope::Fallback;
     answer
-}
-
-/// `google`, `google-production`, `applebot`, `bing` and `baidu`.
-pub(super) fn answer(doc: &RobotsTxt<'_>, profile: Profile, agent: &str, url: &str) -> Answer {
-    let path = UrlPath::new(url.as_bytes());
-    let named = doc.names_agent(agent.as_bytes());
-    match profile {
-        Profile::GoogleProduction if !named && is_one_of(agent, &IGNORE_STAR) => {
-            Answer::no_rule(Scope::None)
-        }
-        Profile::GoogleProduction
-            if !named && is_one_of(agent, &GOOGLEBOT_FALLBACK) && doc.names_agent(b"Googlebot") =>
-        {
-            fallback(doc, "Googlebot", &path)
-        }
-        Profile::Applebot
-            if !named
-                && agent.eq_ignore_ascii_case("Applebot")
-                && doc.names_agent(b"Googlebot") =>
-        {
-            fallback(doc, "Googlebot", &path)
-        }
-        Profile::Bing
-            if !named && agent.eq_ignore_ascii_case("bingbot") && doc.names_agent(b"msnbot") =>
-        {
-            fallback(doc, "msnbot", &path)
-        }
-        Profile::Baidu => first_match(doc, agent, named, path.as_bytes()),
-        _ => from_verdict(doc.verdict_for_path(agent.as_bytes(), &path)),
-    }
 }
 
 fn scope_of(doc: &RobotsTxt<'_>, named: bool) -> Scope {
@@ -146,7 +278,7 @@ fn first_match(doc: &RobotsTxt<'_>, agent: &str, named: bool, path: &[u8]) -> An
 
 /// Bing's crawl-delay: the bingbot (else msnbot) group's, else the `*` group's, even
 /// when a bingbot group exists.
-pub(super) fn bing_crawl_delay(doc: &RobotsTxt<'_>, agent: &str) -> Option<f64> {
+fn bing_crawl_delay(doc: &RobotsTxt<'_>, agent: &str) -> Option<f64> {
     let mut asked = agent;
     if agent.eq_ignore_ascii_case("bingbot")
         && !doc.names_agent(b"bingbot")
@@ -181,7 +313,7 @@ struct RfcPattern {
 }
 
 /// Every rule of a document compiled once for RFC 9309 matching, by rule index.
-pub(super) struct RfcPatterns(Vec<RfcPattern>);
+struct RfcPatterns(Vec<RfcPattern>);
 
 /// The value of a hex digit.
 fn hex(b: u8) -> Option<u8> {
@@ -209,7 +341,7 @@ fn decode(bytes: &[u8], mut out: impl FnMut(u8, bool)) {
 }
 
 impl RfcPatterns {
-    pub(super) fn new(doc: &RobotsTxt<'_>) -> Self {
+    fn new(doc: &RobotsTxt<'_>) -> Self {
         RfcPatterns(doc.rules.iter().map(RfcPattern::of).collect())
     }
 }
@@ -281,13 +413,50 @@ fn find_piece(bytes: &[u8], piece: &[Tok]) -> Option<usize> {
         .map(|i| i + piece.len())
 }
 
+/// `rfc9309`: RFC 9309 read strictly where robots.cc differs, over robots.cc's groups;
+/// every rule's pattern compiled once per document for RFC 9309 matching.
+pub(super) struct Rfc9309(RfcPatterns);
+
+impl Family for Rfc9309 {
+    const NAME: &'static str = "rfc9309";
+    const HOW_IT_DIFFERS: &'static str =
+        "RFC 9309: %-escapes decoded on both sides, /robots.txt always allowed";
+    type Path = Option<Vec<u8>>;
+
+    fn read(doc: Document<'_, '_>) -> Self {
+        Rfc9309(RfcPatterns::new(doc.google))
+    }
+
+    fn answer(&self, doc: Document<'_, '_>, agent: &str, url: &str) -> Answer {
+        rfc9309_answer(doc.google, &self.0, agent, url)
+    }
+
+    fn selection(&self, doc: Document<'_, '_>, agent: &str) -> Option<Selection> {
+        let named = doc.google.names_agent(agent.as_bytes());
+        let groups = doc.google.groups_for(agent.as_bytes(), named);
+        Some(Selection::Several(
+            std::iter::once(usize::from(named))
+                .chain(groups.map(|g| std::ptr::from_ref(g) as usize))
+                .collect(),
+        ))
+    }
+
+    fn request_path(&self, url: &str) -> Option<Vec<u8>> {
+        rfc9309_path(url)
+    }
+
+    fn allowed_paths<'p>(
+        &'p self,
+        doc: Document<'p, '_>,
+        agent: &'p str,
+        paths: impl Iterator<Item = &'p Option<Vec<u8>>> + 'p,
+    ) -> impl Iterator<Item = bool> + 'p {
+        rfc9309_allowed_paths(doc.google, &self.0, agent, paths)
+    }
+}
+
 /// `rfc9309`: robots.cc's groups, RFC 9309's matching.
-pub(super) fn rfc9309_answer(
-    doc: &RobotsTxt<'_>,
-    patterns: &RfcPatterns,
-    agent: &str,
-    url: &str,
-) -> Answer {
+fn rfc9309_answer(doc: &RobotsTxt<'_>, patterns: &RfcPatterns, agent: &str, url: &str) -> Answer {
     let named = doc.names_agent(agent.as_bytes());
     let scope = scope_of(doc, named);
     let Some(decoded) = rfc9309_path(url) else {
@@ -303,7 +472,7 @@ pub(super) fn rfc9309_answer(
 /// What the RFC 9309 reading matches the rules against: `url`'s path and query,
 /// %-decoded; none for `/robots.txt`, which 2.2.2 allows whatever the file says. The
 /// same for every agent, so a caller asking many agents about one URL computes it once.
-pub(super) fn rfc9309_path(url: &str) -> Option<Vec<u8>> {
+fn rfc9309_path(url: &str) -> Option<Vec<u8>> {
     let path = UrlPath::new(url.as_bytes());
     let mut decoded = Vec::with_capacity(path.as_bytes().len());
     decode(path.as_bytes(), |b, _| decoded.push(b));
@@ -313,7 +482,7 @@ pub(super) fn rfc9309_path(url: &str) -> Option<Vec<u8>> {
 
 /// [`rfc9309_answer`]'s verdict for every path of `paths` ([`rfc9309_path`]s), the
 /// groups chosen once for `agent`.
-pub(super) fn rfc9309_allowed_paths<'p>(
+fn rfc9309_allowed_paths<'p>(
     doc: &'p RobotsTxt<'_>,
     patterns: &'p RfcPatterns,
     agent: &'p str,
@@ -367,13 +536,12 @@ fn rfc9309_best<'d, 'b>(
 mod tests {
     use super::*;
 
+    use crate::profiles::{Interpretations, Profile};
+
     fn ask(profile: Profile, body: &str, agent: &str, path: &str) -> Answer {
         let doc = RobotsTxt::parse(body.as_bytes());
         let url = format!("https://example.com{path}");
-        match profile {
-            Profile::Rfc9309 => rfc9309_answer(&doc, &RfcPatterns::new(&doc), agent, &url),
-            _ => answer(&doc, profile, agent, &url),
-        }
+        Interpretations::new(body.as_bytes(), &doc).answer(profile, agent, &url)
     }
 
     #[test]

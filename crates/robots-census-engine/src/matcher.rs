@@ -27,6 +27,7 @@ pub enum Scope {
 }
 
 impl Scope {
+    /// `named`, `fallback`, `star` or `none`, as the tables and JSON write it.
     pub fn as_str(self) -> &'static str {
         match self {
             Scope::Named => "named",
@@ -47,15 +48,30 @@ impl Scope {
     }
 }
 
-/// The answer to one (agent, URL) question.
+/// The answer to one (agent, URL) question, from [`RobotsTxt::verdict`].
+///
+/// ```
+/// use robots_census_engine::{RobotsTxt, RuleKind, Scope};
+///
+/// let doc = RobotsTxt::parse(b"User-agent: *\nDisallow: /shop\nAllow: /shop/help\n");
+/// let v = doc.verdict(b"Googlebot", b"https://example.com/shop/help/faq");
+/// assert!(v.allowed);
+/// assert_eq!((v.line, v.directive(), v.pattern()), (3, Some(RuleKind::Allow), Some(&b"/shop/help"[..])));
+/// assert_eq!(v.scope, Scope::Star);
+/// // No rule matches: allowed, line 0.
+/// let v = doc.verdict(b"Googlebot", b"/about");
+/// assert!(v.allowed && v.line == 0 && v.rule.is_none());
+/// ```
 #[derive(Debug, Clone, Copy)]
 pub struct Verdict<'m> {
+    /// May the agent fetch the URL?
     pub allowed: bool,
     /// robots.cc's `matching_line()`: the line of the deciding rule, 0 when none.
     pub line: u32,
     /// The deciding rule. For an `index.htm` Allow that matched through its
     /// directory form, this is that Allow rule.
     pub rule: Option<&'m Rule<'m>>,
+    /// Which groups applied to the agent.
     pub scope: Scope,
 }
 
@@ -65,6 +81,7 @@ impl<'m> Verdict<'m> {
         self.rule.map(|r| &*r.pattern)
     }
 
+    /// The deciding rule's directive.
     pub fn directive(&self) -> Option<RuleKind> {
         self.rule.map(|r| r.kind)
     }
@@ -220,8 +237,17 @@ impl RobotsTxt<'_> {
 
 /// What the groups that apply to one agent say, beyond single verdicts: the
 /// basis of the `agents` table's full/partial classification.
+///
+/// ```
+/// use robots_census_engine::{AgentSummary, RobotsTxt, Scope};
+///
+/// let doc = RobotsTxt::parse(b"User-agent: GPTBot\nDisallow: /\nAllow: /public\nDisallow:\n");
+/// let summary = doc.agent_summary(b"gptbot");
+/// assert_eq!(summary, AgentSummary { scope: Scope::Named, allow_rules: 1, disallow_rules: 1 });
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct AgentSummary {
+    /// Which groups applied to the agent.
     pub scope: Scope,
     /// Allow rules with a non-empty pattern in the applicable groups.
     pub allow_rules: usize,

@@ -6,7 +6,7 @@
 use std::borrow::Cow;
 
 use super::super::cpython::py_strip;
-use crate::robots::model::lossy_string;
+use crate::model::lossy_string;
 
 fn is_hex(b: u8) -> bool {
     b.is_ascii_hexdigit()

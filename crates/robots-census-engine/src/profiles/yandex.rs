@@ -10,13 +10,14 @@
 //! - Crawl-delay has been ignored since 2018-02 (the speed is set in Webmaster).
 
 use super::common::Answer;
+use super::family::{Document, Family, Selection};
+use crate::agent;
 use crate::limits::ROBOTS_PARSE_CAP;
-use crate::robots::agent;
-use crate::robots::model::RuleKind;
-use crate::robots::pattern::{matches, PatternKind};
-use crate::robots::tokenize::{Key, LineKind, Lines};
-use crate::robots::url::UrlPath;
-use crate::robots::Scope;
+use crate::model::RuleKind;
+use crate::pattern::{matches, PatternKind};
+use crate::tokenize::{Key, LineKind, Lines};
+use crate::url::UrlPath;
+use crate::Scope;
 
 struct YandexRule {
     line: u32,
@@ -33,14 +34,14 @@ struct YandexGroup {
 }
 
 /// The file as Yandex reads it.
-pub struct YandexRobots {
+pub(super) struct YandexRobots {
     /// Over 500 KB: everything allowed.
     oversize: bool,
     groups: Vec<YandexGroup>,
 }
 
 impl YandexRobots {
-    pub fn parse(body: &[u8]) -> Self {
+    pub(super) fn parse(body: &[u8]) -> Self {
         if body.len() > ROBOTS_PARSE_CAP {
             return YandexRobots {
                 oversize: true,
@@ -109,7 +110,7 @@ impl YandexRobots {
         group.tokens.iter().any(|t| t.eq_ignore_ascii_case(token))
     }
 
-    pub fn answer(&self, agent: &str, url: &str) -> Answer {
+    pub(super) fn answer(&self, agent: &str, url: &str) -> Answer {
         let Some((scope, token)) = self.select(agent.as_bytes()) else {
             return Answer::no_rule(Scope::None);
         };
@@ -128,13 +129,13 @@ impl YandexRobots {
     /// What the rules are matched against: `url`'s path and query, as robots.cc takes
     /// them. The same for every agent, so a caller asking many agents about one URL
     /// computes it once.
-    pub fn request_path(url: &str) -> Vec<u8> {
+    pub(super) fn request_path(url: &str) -> Vec<u8> {
         UrlPath::new(url.as_bytes()).as_bytes().to_vec()
     }
 
     /// [`YandexRobots::answer`]'s verdict for every path of `paths`
     /// ([`YandexRobots::request_path`]s), the groups chosen once for `agent`.
-    pub fn allowed_paths<'p>(
+    pub(super) fn allowed_paths<'p>(
         &'p self,
         agent: &'p str,
         paths: impl IntoIterator<Item = &'p Vec<u8>> + 'p,
@@ -150,7 +151,7 @@ impl YandexRobots {
 
     /// Which groups answer `agent`, with the scope: agents with the same selection get the
     /// same answers.
-    pub fn selection_id(&self, agent: &str) -> Vec<usize> {
+    pub(super) fn selection_id(&self, agent: &str) -> Vec<usize> {
         let Some((scope, token)) = self.select(agent.as_bytes()) else {
             return Vec::new();
         };
@@ -210,6 +211,39 @@ impl YandexRobots {
             }
         }
         best
+    }
+}
+
+/// `yandex`: Crawl-delay ignored since 2018-02.
+impl Family for YandexRobots {
+    const NAME: &'static str = "yandex";
+    const HOW_IT_DIFFERS: &'static str =
+        "a blank line ends a group; Yandex groups serve every Yandex robot";
+    type Path = Vec<u8>;
+
+    fn read(doc: Document<'_, '_>) -> Self {
+        YandexRobots::parse(doc.body)
+    }
+
+    fn answer(&self, _doc: Document<'_, '_>, agent: &str, url: &str) -> Answer {
+        YandexRobots::answer(self, agent, url)
+    }
+
+    fn selection(&self, _doc: Document<'_, '_>, agent: &str) -> Option<Selection> {
+        Some(Selection::Several(self.selection_id(agent)))
+    }
+
+    fn request_path(&self, url: &str) -> Vec<u8> {
+        YandexRobots::request_path(url)
+    }
+
+    fn allowed_paths<'p>(
+        &'p self,
+        _doc: Document<'p, '_>,
+        agent: &'p str,
+        paths: impl Iterator<Item = &'p Vec<u8>> + 'p,
+    ) -> impl Iterator<Item = bool> + 'p {
+        YandexRobots::allowed_paths(self, agent, paths)
     }
 }
 

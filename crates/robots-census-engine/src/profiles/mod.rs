@@ -17,115 +17,136 @@
 //!   └── crawler-commons + Nutch ─────────> ccbot           (ccbot/)
 //! ```
 //!
-//! Each family's sources are in its module's doc and in
-//! `../shared/interpretations/README.md`. What a fetch's HTTP status means per family
-//! is the census's (`census::site_classes`), not the engine's.
+//! Each family implements [`Family`] once, in its own module; `families!` below is the
+//! one list that names them, and gives [`Profile`] its variants. Each family's sources
+//! are in its module's doc and in `../shared/interpretations/README.md`. What a fetch's
+//! HTTP status means per family is the census's, not the engine's.
 
 mod ccbot;
-pub mod common;
+mod common;
 mod cpython;
+mod family;
 mod google;
 mod protego;
 mod robots_parser;
 mod urllib;
 mod yandex;
 
-use std::borrow::Cow;
 use std::cell::{OnceCell, RefCell};
 use std::collections::HashMap;
 
 pub use common::Answer;
+use family::{Ask, Document, Family, Reading, Selection};
 
-use super::classify::{ProbeClass, ProbeOrders, Probes};
-use super::model::{lossy_string, lossy_text, RobotsTxt};
+use crate::classify::{ProbeClass, ProbeOrders, Probes};
+use crate::model::{lossy_string, RobotsTxt};
 
-/// A crawler family's reading of robots.txt.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Profile {
+/// The families, in [`Profile::ALL`] order: `Variant => its Family`. A family is added
+/// here and in its own module, nowhere else.
+macro_rules! families {
+    ($($(#[$doc:meta])* $variant:ident => $family:ty,)*) => {
+        /// A crawler family's reading of robots.txt.
+        ///
+        /// ```
+        /// use robots_census_engine::Profile;
+        ///
+        /// assert_eq!(Profile::ALL[0], Profile::Google);
+        /// assert_eq!(Profile::from_name("CCBot"), Some(Profile::Ccbot));
+        /// assert_eq!(Profile::Urllib.name(), "urllib");
+        /// assert_eq!(
+        ///     Profile::parse_list("urllib,google").unwrap(),
+        ///     [Profile::Google, Profile::Urllib]
+        /// );
+        /// ```
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Profile {
+            $($(#[$doc])* $variant,)*
+        }
+
+        /// How many families there are.
+        const FAMILIES: usize = [$(stringify!($variant),)*].len();
+
+        impl Profile {
+            /// Every profile, Google's first.
+            pub const ALL: [Profile; FAMILIES] = [$(Profile::$variant,)*];
+
+            /// The name used on the command line, in tables and in JSON.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(Profile::$variant => <$family as Family>::NAME,)*
+                }
+            }
+
+            /// What the family does that robots.cc does not, in a few words (the
+            /// audit's "why").
+            pub fn how_it_differs(self) -> &'static str {
+                match self {
+                    $(Profile::$variant => <$family as Family>::HOW_IT_DIFFERS,)*
+                }
+            }
+
+            /// [`Family::reads_as_google`] of this profile's family.
+            fn reads_as_google(self, agent: &str) -> bool {
+                match self {
+                    $(Profile::$variant => <$family as Family>::reads_as_google(agent),)*
+                }
+            }
+
+            /// Whether some family has a rule of its own for `agent`
+            /// ([`Family::has_own_rules`]).
+            fn any_has_own_rules(agent: &str) -> bool {
+                false $(|| <$family as Family>::has_own_rules(agent))*
+            }
+        }
+
+        /// Every family's reading of one document, each built on its first question.
+        #[allow(non_snake_case)] // a field per variant, named as the variant
+        #[derive(Default)]
+        struct Readings {
+            $($variant: Reading<$family>,)*
+        }
+
+        impl Readings {
+            fn of(&self, profile: Profile) -> &dyn Ask {
+                match profile {
+                    $(Profile::$variant => &self.$variant,)*
+                }
+            }
+        }
+    };
+}
+
+families! {
     /// robots.cc, Google's open-source parser, with the 500 KiB cut: the reference.
-    Google,
+    Google => google::Google,
     /// Google's production crawlers beyond robots.cc: AdsBot-Google,
     /// AdsBot-Google-Mobile and APIs-Google ignore `*`; Googlebot-News and
     /// Googlebot-Image fall back to a Googlebot group.
-    GoogleProduction,
+    GoogleProduction => google::GoogleProduction,
     /// RFC 9309 read strictly where robots.cc differs: %-escapes decoded on both sides,
     /// `%2A`/`%24` literal, `/robots.txt` always allowed.
-    Rfc9309,
+    Rfc9309 => google::Rfc9309,
     /// bingbot: a bingbot group, else msnbot, else `*`; crawl-delay from `*` too.
-    Bing,
+    Bing => google::Bing,
     /// Yandex: a blank line ends a group; `Yandex` groups serve every Yandex robot;
     /// a file over 500 KB allows everything.
-    Yandex,
+    Yandex => yandex::YandexRobots,
     /// Applebot: an Applebot group, else the Googlebot group, else `*`.
-    Applebot,
+    Applebot => google::Applebot,
     /// Baiduspider: the first matching Allow/Disallow line decides.
-    Baidu,
+    Baidu => google::Baidu,
     /// CCBot: Nutch with crawler-commons' SimpleRobotRulesParser.
-    Ccbot,
+    Ccbot => ccbot::CcbotRobots,
     /// Python's `urllib.robotparser` as in CPython <= 3.12.
-    Urllib,
+    Urllib => urllib::UrllibRobots,
     /// Scrapy's Protego 0.7.0.
-    Protego,
+    Protego => protego::ProtegoRobots,
     /// npm `robots-parser` 3.0.1 (Browsertrix crawler, Crawlee).
-    RobotsParser,
+    RobotsParser => robots_parser::RobotsParserRobots,
 }
 
 impl Profile {
-    /// Every profile, Google's first.
-    pub const ALL: [Profile; 11] = [
-        Profile::Google,
-        Profile::GoogleProduction,
-        Profile::Rfc9309,
-        Profile::Bing,
-        Profile::Yandex,
-        Profile::Applebot,
-        Profile::Baidu,
-        Profile::Ccbot,
-        Profile::Urllib,
-        Profile::Protego,
-        Profile::RobotsParser,
-    ];
-
-    /// The name used on the command line, in tables and in JSON.
-    pub fn name(self) -> &'static str {
-        match self {
-            Profile::Google => "google",
-            Profile::GoogleProduction => "google-production",
-            Profile::Rfc9309 => "rfc9309",
-            Profile::Bing => "bing",
-            Profile::Yandex => "yandex",
-            Profile::Applebot => "applebot",
-            Profile::Baidu => "baidu",
-            Profile::Ccbot => "ccbot",
-            Profile::Urllib => "urllib",
-            Profile::Protego => "protego",
-            Profile::RobotsParser => "robots-parser",
-        }
-    }
-
-    /// What the family does that robots.cc does not, in a few words (the audit's "why").
-    pub fn how_it_differs(self) -> &'static str {
-        match self {
-            Profile::Google => "robots.cc itself",
-            Profile::GoogleProduction => {
-                "AdsBot-Google and APIs-Google ignore '*'; Googlebot-News/-Image fall back to Googlebot"
-            }
-            Profile::Rfc9309 => "RFC 9309: %-escapes decoded on both sides, /robots.txt always allowed",
-            Profile::Bing => "bingbot falls back to an msnbot group; crawl-delay also from '*'",
-            Profile::Yandex => "a blank line ends a group; Yandex groups serve every Yandex robot",
-            Profile::Applebot => "Applebot falls back to the Googlebot group",
-            Profile::Baidu => "the first matching line decides, not the longest",
-            Profile::Ccbot => {
-                "crawler-commons: exact agent name, escapes normalised, wildcards without backtracking"
-            }
-            Profile::Urllib => {
-                "agent matched as a substring, first matching line, no wildcards, a blank line ends a group"
-            }
-            Profile::Protego => "agent found inside the crawler's name; crawl-delay and unknown keys end a group",
-            Profile::RobotsParser => "exact agent name cut at '/'; rules escaped with encodeURI",
-        }
-    }
-
+    /// The profile named `name` (any case), as [`Profile::name`] writes it.
     pub fn from_name(name: &str) -> Option<Profile> {
         Profile::ALL
             .into_iter()
@@ -161,155 +182,72 @@ impl Profile {
 
 /// One document read by every family asked about it: the Google model, borrowed, and
 /// each other family's parse, built on its first question.
+///
+/// ```
+/// use robots_census_engine::{Interpretations, Profile, RobotsTxt, Scope};
+///
+/// // A blank line inside the group: Yandex and urllib end the group there, robots.cc does not.
+/// let body = b"User-agent: GPTBot\n\nDisallow: /\n";
+/// let doc = RobotsTxt::parse(body);
+/// let reads = Interpretations::new(body, &doc);
+/// let url = "https://example.com/page";
+/// assert!(!reads.answer(Profile::Google, "GPTBot", url).allowed);
+/// assert!(reads.answer(Profile::Yandex, "GPTBot", url).allowed);
+/// let urllib = reads.answer(Profile::Urllib, "GPTBot", url);
+/// assert!(urllib.allowed && urllib.scope == Scope::None);
+/// ```
 pub struct Interpretations<'d, 'a> {
-    body: &'a [u8],
-    google: &'d RobotsTxt<'a>,
-    rfc9309: OnceCell<google::RfcPatterns>,
-    yandex: OnceCell<yandex::YandexRobots>,
-    urllib: OnceCell<urllib::UrllibRobots>,
-    protego: OnceCell<protego::ProtegoRobots>,
-    robots_parser: OnceCell<robots_parser::RobotsParserRobots>,
-    ccbot: OnceCell<ccbot::CcbotRobots>,
+    doc: Document<'d, 'a>,
+    readings: Readings,
     may_disallow: OnceCell<bool>,
     agent_words: OnceCell<AgentWords>,
     google_probes: OnceCell<Probes<'d, 'a>>,
     /// The probe URLs but `/`, built on the first probe of a profile other than
     /// Google's, and the orders in which to ask them.
     probe_urls: OnceCell<(Vec<String>, ProbeOrders)>,
-    /// The probe URLs as each family compares them, built on its first probe.
-    paths: FamilyPaths,
     /// Probe classes already computed, by profile and selection: agents a family
     /// answers from the same group (or entry, rule set) share them.
     classes: RefCell<HashMap<(Profile, Selection), (Answer, ProbeClass)>>,
 }
 
-/// What a family's answers for an agent depend on besides the path (the group, entry or
-/// rule set chosen for it, by address or index): equal selections, equal answers.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-enum Selection {
-    One(usize),
-    Several(Vec<usize>),
-}
-
-/// The probe URLs as each family with a path of its own compares them with the rules
-/// (quoted, decoded, cut), each computed once per document for all agents, on the first
-/// probe that asks it.
-#[derive(Default)]
-struct FamilyPaths {
-    rfc9309: Lazily<Option<Vec<u8>>>,
-    yandex: Lazily<Vec<u8>>,
-    urllib: Lazily<String>,
-    ccbot: Lazily<String>,
-    protego: Lazily<Option<String>>,
-    robots_parser: Lazily<Option<String>>,
-}
-
-/// One family's probe paths, a cell per probe URL: a probing stops at the first path
-/// whose answer differs from `/`'s, most often the first asked (`ProbeOrders`), so
-/// most paths of a long file are never normalised.
-type Lazily<T> = OnceCell<Vec<OnceCell<T>>>;
-
 impl<'d, 'a> Interpretations<'d, 'a> {
     /// `google` must be `RobotsTxt::parse(body)`.
     pub fn new(body: &'a [u8], google: &'d RobotsTxt<'a>) -> Self {
         Interpretations {
-            body,
-            google,
-            rfc9309: OnceCell::new(),
-            yandex: OnceCell::new(),
-            urllib: OnceCell::new(),
-            protego: OnceCell::new(),
-            robots_parser: OnceCell::new(),
-            ccbot: OnceCell::new(),
+            doc: Document { body, google },
+            readings: Readings::default(),
             may_disallow: OnceCell::new(),
             agent_words: OnceCell::new(),
             google_probes: OnceCell::new(),
             probe_urls: OnceCell::new(),
-            paths: FamilyPaths::default(),
             classes: RefCell::new(HashMap::new()),
         }
     }
 
+    /// The Google model the readings were built on.
     pub fn google(&self) -> &'d RobotsTxt<'a> {
-        self.google
-    }
-
-    fn urllib(&self) -> &urllib::UrllibRobots {
-        // CPython's `read()` decodes strictly and raises on invalid UTF-8: such a file
-        // is never parsed at all. We read it decoded with U+FFFD instead, the nearest
-        // answer that still says something (noted in the README's profile table).
-        self.urllib
-            .get_or_init(|| urllib::UrllibRobots::parse(&lossy_text(self.body)))
-    }
-
-    fn protego(&self) -> &protego::ProtegoRobots {
-        // Scrapy's `decode_robotstxt`: UTF-8 with errors ignored.
-        self.protego
-            .get_or_init(|| protego::ProtegoRobots::parse(&utf8_ignoring_errors(self.body)))
-    }
-
-    fn robots_parser(&self) -> &robots_parser::RobotsParserRobots {
-        // fetch's `Response.text()`: UTF-8 with U+FFFD for invalid sequences.
-        self.robots_parser
-            .get_or_init(|| robots_parser::RobotsParserRobots::parse(&lossy_text(self.body)))
-    }
-
-    fn ccbot(&self) -> &ccbot::CcbotRobots {
-        self.ccbot
-            .get_or_init(|| ccbot::CcbotRobots::parse(self.body))
-    }
-
-    fn yandex(&self) -> &yandex::YandexRobots {
-        self.yandex
-            .get_or_init(|| yandex::YandexRobots::parse(self.body))
+        self.doc.google
     }
 
     /// May `agent` fetch `url` (absolute, as crawled) under `profile`?
     pub fn answer(&self, profile: Profile, agent: &str, url: &str) -> Answer {
-        match profile {
-            Profile::Google
-            | Profile::GoogleProduction
-            | Profile::Bing
-            | Profile::Applebot
-            | Profile::Baidu => google::answer(self.google, profile, agent, url),
-            Profile::Rfc9309 => {
-                let patterns = self
-                    .rfc9309
-                    .get_or_init(|| google::RfcPatterns::new(self.google));
-                google::rfc9309_answer(self.google, patterns, agent, url)
-            }
-            Profile::Yandex => self.yandex().answer(agent, url),
-            Profile::Ccbot => self.ccbot().answer(agent, url),
-            Profile::Urllib => self.urllib().answer(agent, url),
-            Profile::Protego => self.protego().answer(agent, url),
-            Profile::RobotsParser => self.robots_parser().answer(agent, url),
-        }
+        self.readings.of(profile).answer(self.doc, agent, url)
     }
 
     /// The crawl-delay (seconds) `profile`'s family applies to `agent`: `None` for the
     /// families that ignore the directive (Google, Baidu, Yandex since 2018) or when the
     /// file sets none.
     pub fn crawl_delay(&self, profile: Profile, agent: &str) -> Option<f64> {
-        match profile {
-            Profile::Google
-            | Profile::GoogleProduction
-            | Profile::Rfc9309
-            | Profile::Applebot
-            | Profile::Baidu
-            | Profile::Yandex => None,
-            Profile::Bing => google::bing_crawl_delay(self.google, agent),
-            Profile::Ccbot => self.ccbot().crawl_delay(agent),
-            Profile::Urllib => self.urllib().crawl_delay(agent),
-            Profile::Protego => self.protego().crawl_delay(agent),
-            Profile::RobotsParser => self.robots_parser().crawl_delay(agent),
-        }
+        self.readings.of(profile).crawl_delay(self.doc, agent)
     }
 
     /// Whether the family's crawl-delay rule keeps `agent` off the site whatever the
     /// rules say: only Nutch (CCBot) has one, skipping hosts whose delay exceeds
     /// `fetcher.max.crawl.delay`.
     pub fn crawl_delay_blocks(&self, profile: Profile, agent: &str) -> bool {
-        profile == Profile::Ccbot && self.ccbot().crawl_delay_blocks(agent)
+        self.readings
+            .of(profile)
+            .crawl_delay_blocks(self.doc, agent)
     }
 
     /// Whether some family may read a group of this file as naming `agent` (or the
@@ -317,10 +255,12 @@ impl<'d, 'a> Interpretations<'d, 'a> {
     /// When not, every family reads the file for `agent` exactly as for any other such
     /// agent (the `*` groups, or none): callers may answer them once.
     pub fn addresses(&self, agent: &str) -> bool {
-        if google::has_own_rules(agent) {
+        if Profile::any_has_own_rules(agent) {
             return true;
         }
-        let words = self.agent_words.get_or_init(|| AgentWords::of(self.body));
+        let words = self
+            .agent_words
+            .get_or_init(|| AgentWords::of(self.doc.body));
         words.all || {
             let agent = agent.to_ascii_lowercase();
             words
@@ -334,14 +274,14 @@ impl<'d, 'a> Interpretations<'d, 'a> {
     /// Google-model family asked about an agent it has no special rule for), so a
     /// caller may reuse Google's answers.
     pub fn reads_as_google(&self, profile: Profile, agent: &str) -> bool {
-        google::same_as_google(profile, agent)
+        profile.reads_as_google(agent)
     }
 
     /// The Somesite study's full / partial / none reading under `profile`, over the
     /// same probes as `agents.probe_class` (`/`, each rule path of the file, the dummy
     /// path), with the answer at `/`.
     pub fn probe_class(&self, profile: Profile, agent: &str) -> (Answer, ProbeClass) {
-        let Some(selection) = self.selection(profile, agent) else {
+        let Some(selection) = self.readings.of(profile).selection(self.doc, agent) else {
             return self.probe_class_of(profile, agent);
         };
         let key = (profile, selection);
@@ -353,46 +293,23 @@ impl<'d, 'a> Interpretations<'d, 'a> {
         class
     }
 
-    /// What `profile`'s answers for `agent` depend on besides the URL; `None` for the
-    /// families whose answers also depend on the agent's name itself (the Google-model
-    /// families' special crawlers), which are not shared.
-    fn selection(&self, profile: Profile, agent: &str) -> Option<Selection> {
-        Some(match profile {
-            Profile::Rfc9309 => {
-                let named = self.google.names_agent(agent.as_bytes());
-                let groups = self.google.groups_for(agent.as_bytes(), named);
-                Selection::Several(
-                    std::iter::once(usize::from(named))
-                        .chain(groups.map(|g| std::ptr::from_ref(g) as usize))
-                        .collect(),
-                )
-            }
-            Profile::Yandex => Selection::Several(self.yandex().selection_id(agent)),
-            Profile::Urllib => Selection::One(self.urllib().selection_id(agent)),
-            Profile::Ccbot => Selection::One(self.ccbot().selection_id(agent)),
-            Profile::Protego => Selection::One(self.protego().selection_id(agent)),
-            Profile::RobotsParser => Selection::One(self.robots_parser().selection_id(agent)),
-            Profile::Google
-            | Profile::GoogleProduction
-            | Profile::Bing
-            | Profile::Applebot
-            | Profile::Baidu => return None,
-        })
-    }
-
     /// [`Interpretations::probe_class`], computed.
     fn probe_class_of(&self, profile: Profile, agent: &str) -> (Answer, ProbeClass) {
         let root = self.answer(profile, agent, "http://h/");
+        let google = self.doc.google;
         if profile == Profile::Google {
             // robots.cc's own probing, with its shortcuts and shared probe paths.
-            let probes = self.google_probes.get_or_init(|| self.google.probes());
-            return (root, self.google.probe_class(agent.as_bytes(), probes).1);
+            let probes = self.google_probes.get_or_init(|| google.probes());
+            return (root, google.probe_class(agent.as_bytes(), probes).1);
         }
-        if !*self.may_disallow.get_or_init(|| may_disallow(self.body)) {
+        if !*self
+            .may_disallow
+            .get_or_init(|| may_disallow(self.doc.body))
+        {
             return (root, ProbeClass::None);
         }
         let (urls, orders) = self.probe_urls.get_or_init(|| {
-            let probes = self.google.probe_urls_of_kinds();
+            let probes = google.probe_urls_of_kinds();
             let orders = ProbeOrders::new(probes.iter().map(|(_, kinds)| *kinds));
             let urls = probes
                 .into_iter()
@@ -400,77 +317,14 @@ impl<'d, 'a> Interpretations<'d, 'a> {
                 .collect();
             (urls, orders)
         });
-        // Each probe URL is normalised once per document as the family does, and the
-        // agent's group chosen once; the Google-model families answer URL by URL. The
-        // probes are asked in the order likeliest to find one that differs from `/`
-        // soon (robots.cc's reading of which rules they come from).
+        // The probes are asked in the order likeliest to find one that differs from `/`
+        // soon (robots.cc's reading of which rules they come from); each family
+        // normalises each probe URL once per document and chooses the agent's group once.
         let order = orders.under(root.allowed);
-        fn ordered<'p, T>(order: &'p [u32], paths: &'p [T]) -> impl Iterator<Item = &'p T> + 'p {
-            order.iter().map(move |&i| &paths[i as usize])
-        }
-        let paths = &self.paths;
-        let differs = |mut allowed: Box<dyn Iterator<Item = bool> + '_>| {
-            allowed.any(|allowed| allowed != root.allowed)
-        };
-        let differs = match profile {
-            Profile::Rfc9309 => {
-                let patterns = self
-                    .rfc9309
-                    .get_or_init(|| google::RfcPatterns::new(self.google));
-                let paths = normalised(&paths.rfc9309, urls, order, google::rfc9309_path);
-                differs(Box::new(google::rfc9309_allowed_paths(
-                    self.google,
-                    patterns,
-                    agent,
-                    paths,
-                )))
-            }
-            Profile::Yandex => {
-                let paths = normalised(
-                    &paths.yandex,
-                    urls,
-                    order,
-                    yandex::YandexRobots::request_path,
-                );
-                differs(Box::new(self.yandex().allowed_paths(agent, paths)))
-            }
-            Profile::Urllib => {
-                let paths = normalised(
-                    &paths.urllib,
-                    urls,
-                    order,
-                    urllib::UrllibRobots::request_path,
-                );
-                differs(Box::new(self.urllib().allowed_paths(agent, paths)))
-            }
-            Profile::Ccbot => {
-                let paths = normalised(&paths.ccbot, urls, order, ccbot::CcbotRobots::request_path);
-                differs(Box::new(self.ccbot().allowed_paths(agent, paths)))
-            }
-            Profile::Protego => {
-                let paths = normalised(
-                    &paths.protego,
-                    urls,
-                    order,
-                    protego::ProtegoRobots::request_path,
-                );
-                differs(Box::new(self.protego().allowed_paths(agent, paths)))
-            }
-            Profile::RobotsParser => {
-                let family = self.robots_parser();
-                let paths = normalised(&paths.robots_parser, urls, order, |u| {
-                    family.request_path(u)
-                });
-                differs(Box::new(family.allowed_paths(agent, paths)))
-            }
-            Profile::Google
-            | Profile::GoogleProduction
-            | Profile::Bing
-            | Profile::Applebot
-            | Profile::Baidu => differs(Box::new(
-                ordered(order, urls).map(|url| self.answer(profile, agent, url).allowed),
-            )),
-        };
+        let differs =
+            self.readings
+                .of(profile)
+                .any_differs(self.doc, agent, urls, order, root.allowed);
         let class = match (root.allowed, differs) {
             (_, true) => ProbeClass::Partial,
             (true, false) => ProbeClass::None,
@@ -478,21 +332,6 @@ impl<'d, 'a> Interpretations<'d, 'a> {
         };
         (root, class)
     }
-}
-
-/// `urls` in `order` as one family compares them with its rules: `normalise` applied to
-/// each URL on its first use in the document, kept in `cells` for the other agents.
-fn normalised<'c, T>(
-    cells: &'c Lazily<T>,
-    urls: &'c [String],
-    order: &'c [u32],
-    normalise: impl Fn(&str) -> T + 'c,
-) -> impl Iterator<Item = &'c T> + 'c {
-    let cells = cells.get_or_init(|| urls.iter().map(|_| OnceCell::new()).collect());
-    order.iter().map(move |&i| {
-        let i = i as usize;
-        cells[i].get_or_init(|| normalise(&urls[i]))
-    })
 }
 
 /// What any family could take for a user-agent name in a body: every word (run of
@@ -561,20 +400,6 @@ fn may_disallow(body: &[u8]) -> bool {
     })
 }
 
-/// `bytes` as UTF-8 with every invalid sequence dropped (Python's `errors="ignore"`):
-/// borrowed when there is none, as in most bodies (`from_utf8` checks them faster than
-/// the chunks do).
-fn utf8_ignoring_errors(bytes: &[u8]) -> Cow<'_, str> {
-    if let Ok(text) = std::str::from_utf8(bytes) {
-        return Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(bytes.len());
-    for chunk in bytes.utf8_chunks() {
-        out.push_str(chunk.valid());
-    }
-    Cow::Owned(out)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -636,10 +461,29 @@ mod tests {
         }
     }
 
+    /// `F`'s answers to `urls` by [`Family::allowed_paths`] over its request paths, held
+    /// to the answers of [`Family::answer`] to the URLs themselves (returned, with the
+    /// family's name).
+    fn paths_answer_as_urls<F: Family>(
+        doc: Document<'_, '_>,
+        agent: &str,
+        urls: &[String],
+    ) -> (&'static str, Vec<bool>) {
+        let family = F::read(doc);
+        let paths: Vec<F::Path> = urls.iter().map(|u| family.request_path(u)).collect();
+        let fast: Vec<bool> = family.allowed_paths(doc, agent, paths.iter()).collect();
+        let slow: Vec<bool> = urls
+            .iter()
+            .map(|u| family.answer(doc, agent, u).allowed)
+            .collect();
+        assert_eq!(fast, slow, "{} {agent}", F::NAME);
+        (F::NAME, slow)
+    }
+
     #[test]
     fn prepared_probe_paths_answer_as_urls_do() {
-        // urllib and ccbot probe with paths normalised once per document: each answer
-        // must be the one the URL itself gets.
+        // Every family probes with paths normalised once per document: each answer must
+        // be the one the URL itself gets.
         let bodies: [&[u8]; 3] = [
             b"User-agent: *\nDisallow: /a%7e/\nAllow: /a%7e/b\nDisallow: /*.pdf$\nDisallow: /q?x=1\n",
             b"User-agent: GPTBot\nDisallow: /\nAllow: /index.html\n\nUser-agent: *\nDisallow: /private;p\n",
@@ -654,36 +498,33 @@ mod tests {
                 .map(lossy_string)
                 .chain(["http://h/".to_owned(), "http://h/robots.txt".to_owned()])
                 .collect();
-            for agent in ["GPTBot", "CCBot", "x"] {
-                let paths: Vec<String> = urls
-                    .iter()
-                    .map(|u| urllib::UrllibRobots::request_path(u))
-                    .collect();
-                let fast: Vec<bool> = reads.urllib().allowed_paths(agent, &paths).collect();
-                let slow: Vec<bool> = urls
-                    .iter()
-                    .map(|u| reads.answer(Profile::Urllib, agent, u).allowed)
-                    .collect();
-                assert_eq!(fast, slow, "urllib {agent}");
-                let paths: Vec<String> = urls
-                    .iter()
-                    .map(|u| ccbot::CcbotRobots::request_path(u))
-                    .collect();
-                let fast: Vec<bool> = reads.ccbot().allowed_paths(agent, &paths).collect();
-                let slow: Vec<bool> = urls
-                    .iter()
-                    .map(|u| reads.answer(Profile::Ccbot, agent, u).allowed)
-                    .collect();
-                assert_eq!(fast, slow, "ccbot {agent}");
-                disallowed += slow.iter().filter(|a| !**a).count();
+            for agent in ["GPTBot", "CCBot", "x", "Applebot", "bingbot"] {
+                let doc = Document { body, google: &doc };
+                for (name, slow) in [
+                    paths_answer_as_urls::<google::Google>(doc, agent, &urls),
+                    paths_answer_as_urls::<google::GoogleProduction>(doc, agent, &urls),
+                    paths_answer_as_urls::<google::Rfc9309>(doc, agent, &urls),
+                    paths_answer_as_urls::<google::Bing>(doc, agent, &urls),
+                    paths_answer_as_urls::<yandex::YandexRobots>(doc, agent, &urls),
+                    paths_answer_as_urls::<google::Applebot>(doc, agent, &urls),
+                    paths_answer_as_urls::<google::Baidu>(doc, agent, &urls),
+                    paths_answer_as_urls::<ccbot::CcbotRobots>(doc, agent, &urls),
+                    paths_answer_as_urls::<urllib::UrllibRobots>(doc, agent, &urls),
+                    paths_answer_as_urls::<protego::ProtegoRobots>(doc, agent, &urls),
+                    paths_answer_as_urls::<robots_parser::RobotsParserRobots>(doc, agent, &urls),
+                ] {
+                    // The dispatcher answers as the family does.
+                    let profile = Profile::from_name(name).unwrap();
+                    let dispatched: Vec<bool> = urls
+                        .iter()
+                        .map(|u| reads.answer(profile, agent, u).allowed)
+                        .collect();
+                    assert_eq!(dispatched, slow, "{name} {agent}");
+                    disallowed += slow.iter().filter(|a| !**a).count();
+                }
             }
         }
         assert!(disallowed > 5, "the bodies disallow something");
-    }
-
-    #[test]
-    fn ignoring_errors_drops_invalid_bytes() {
-        assert_eq!(utf8_ignoring_errors(b"a\xffb\xc3\xa9"), "ab\u{e9}");
     }
 
     #[test]
@@ -741,6 +582,73 @@ mod tests {
             let kept = shared.classes.borrow().len();
             assert!(kept < 6 * agents.len(), "{kept} classes kept");
         }
+    }
+
+    #[test]
+    fn special_agents_are_addressed_and_not_read_as_google() {
+        // No word of this file is in these agents' names: only a family rule of their
+        // own addresses them.
+        let body = b"User-agent: Googlebot\nDisallow: /\n\nUser-agent: msnbot\nDisallow: /m\n";
+        let doc = RobotsTxt::parse(body);
+        let reads = Interpretations::new(body, &doc);
+        for agent in ["Applebot", "bingbot", "AdsBot-Google", "APIs-Google"] {
+            assert!(reads.addresses(agent), "{agent}");
+        }
+        assert!(!reads.addresses("GPTBot"));
+        let as_google = |agent: &str| -> Vec<&str> {
+            Profile::ALL
+                .into_iter()
+                .filter(|&p| reads.reads_as_google(p, agent))
+                .map(Profile::name)
+                .collect()
+        };
+        let google_model = ["google", "google-production", "bing", "applebot"];
+        assert_eq!(as_google("GPTBot"), google_model);
+        assert_eq!(
+            as_google("Applebot"),
+            ["google", "google-production", "bing"]
+        );
+        assert_eq!(
+            as_google("bingbot"),
+            ["google", "google-production", "applebot"]
+        );
+        assert_eq!(as_google("AdsBot-Google"), ["google", "bing", "applebot"]);
+        assert_eq!(as_google("Googlebot-News"), ["google", "bing", "applebot"]);
+    }
+
+    #[test]
+    fn each_family_reads_crawl_delay_its_own_way() {
+        let body = b"User-agent: *\nCrawl-delay: 40\nDisallow: /x\n";
+        let doc = RobotsTxt::parse(body);
+        let reads = Interpretations::new(body, &doc);
+        let got: Vec<(&str, Option<f64>, bool)> = Profile::ALL
+            .iter()
+            .map(|&p| {
+                let (delay, blocks) = (
+                    reads.crawl_delay(p, "CCBot"),
+                    reads.crawl_delay_blocks(p, "CCBot"),
+                );
+                (p.name(), delay, blocks)
+            })
+            .collect();
+        // Google, Baidu and Yandex ignore the directive; Nutch skips a host whose delay
+        // is over 30 s.
+        assert_eq!(
+            got,
+            [
+                ("google", None, false),
+                ("google-production", None, false),
+                ("rfc9309", None, false),
+                ("bing", Some(40.0), false),
+                ("yandex", None, false),
+                ("applebot", None, false),
+                ("baidu", None, false),
+                ("ccbot", Some(40.0), true),
+                ("urllib", Some(40.0), false),
+                ("protego", Some(40.0), false),
+                ("robots-parser", Some(40.0), false),
+            ]
+        );
     }
 
     #[test]
