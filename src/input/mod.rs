@@ -21,6 +21,7 @@ mod csv;
 mod decompress;
 mod detect;
 mod error;
+mod framed;
 mod gzip_members;
 mod http;
 mod open;
