@@ -47,6 +47,17 @@ pub(crate) trait Decoded: Source {
     fn starts_unit(&self, _dpos: u64) -> bool {
         false
     }
+    /// The problem `e` found at stream offset `dpos`, located in the file: at
+    /// [`Decoded::file_offset`], with `dpos` kept as its stream offset when the input is
+    /// compressed (in a plain input the file offset is that byte).
+    fn problem_at(&self, e: InputError, dpos: u64) -> InputProblem {
+        let p = e.at(self.file_offset(dpos));
+        if self.is_plain() {
+            p
+        } else {
+            p.in_stream(dpos)
+        }
+    }
 }
 
 /// The decompressed stream the record readers consume.

@@ -34,6 +34,8 @@ pub(super) struct FrameIo {
     pub(super) out_pos: u64,
     /// File offset where the current member / frame starts.
     pub(super) unit_start: u64,
+    /// Stream offset where its data starts.
+    unit_out_start: u64,
     pub(super) notices: Notices,
     /// A problem met after data that was returned first.
     pending: Option<InputProblem>,
@@ -48,6 +50,7 @@ impl FrameIo {
             units: Units::default(),
             out_pos: 0,
             unit_start: 0,
+            unit_out_start: 0,
             notices: Notices::default(),
             pending: None,
             done: false,
@@ -57,7 +60,18 @@ impl FrameIo {
     /// A member / frame starts at file offset `at`: remembered in the ring.
     pub(super) fn open_unit(&mut self, at: u64) {
         self.unit_start = at;
+        self.unit_out_start = self.out_pos;
         self.units.open(self.out_pos, at);
+    }
+
+    /// The message of a decoding error `why` in the current `unit` ("member", "frame"):
+    /// with the decoded position reached, up to which its data was returned.
+    pub(super) fn decoding_stopped(&self, why: &str, unit: &str) -> String {
+        format!(
+            "{why} after {} bytes decoded from the {unit} (decompressed stream byte {})",
+            self.out_pos - self.unit_out_start,
+            self.out_pos
+        )
     }
 
     /// The current member / frame ends here (its data and its file bytes).

@@ -224,14 +224,17 @@ impl Gzip {
         self.crc.update(&out[..produced]);
         io.out_pos += produced as u64;
         self.member_out += produced as u64;
+        let reached = io.out_pos;
         match res {
             Ok(Status::StreamEnd) => self.state = GzState::Trailer,
             Ok(_) if used == 0 && produced == 0 => {
-                return self.corrupt(io, "deflate stream makes no progress".to_owned())
+                let why = io.decoding_stopped("deflate stream makes no progress", "member");
+                return self.corrupt(io, why).map_err(|p| p.in_stream(reached));
             }
             Ok(_) => {}
             Err(e) => {
-                let err = self.corrupt(io, e.to_string());
+                let why = io.decoding_stopped(&e.to_string(), "member");
+                let err = self.corrupt(io, why).map_err(|p| p.in_stream(reached));
                 return io.hold(produced, err);
             }
         }
