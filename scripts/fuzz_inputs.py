@@ -33,7 +33,9 @@ before the first mutated byte hold all of it (``gzip -dc`` / ``zstd -dc`` of tha
 prefix: what a streaming decoder gives before the damage).
 
 Usage: ``python scripts/fuzz_inputs.py --bin target/release/robots-census --shared ../shared``
-(``make fuzz-inputs``); ``--per-kind`` runs ``--count`` mutants of each seed kind. It
+(``make fuzz-inputs``); ``--per-kind`` runs ``--count`` mutants of each seed kind, the
+kinds in turn, so that a run stopped by Ctrl-C or SIGTERM (a time budget) still writes
+its summary, of the mutants that ran, with as many of each kind. It
 needs the ``zstd`` command. Failing mutants are kept in ``--out`` with a JSON line each
 in ``failures.jsonl``; ``summary.json`` holds the counts by kind, mutation, outcome and
 failed check.
@@ -83,16 +85,22 @@ def run_measured(binary, path, out, time_limit, mem_limit):
         )
         deadline = start + time_limit
         status, usage, timed_out = None, None, False
-        while True:
-            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
-            if pid:
-                break
-            if time.monotonic() > deadline:
-                timed_out = True
-                os.kill(proc.pid, signal.SIGKILL)
-                _, status, usage = os.wait4(proc.pid, 0)
-                break
-            time.sleep(0.005)
+        try:
+            while True:
+                pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+                if pid:
+                    break
+                if time.monotonic() > deadline:
+                    timed_out = True
+                    os.kill(proc.pid, signal.SIGKILL)
+                    _, status, usage = os.wait4(proc.pid, 0)
+                    break
+                time.sleep(0.005)
+        except KeyboardInterrupt:
+            # The run is being stopped: no child is left behind.
+            os.kill(proc.pid, signal.SIGKILL)
+            os.wait4(proc.pid, 0)
+            raise
         proc.returncode = os.waitstatus_to_exitcode(status)
         errf.seek(0)
         err = errf.read().decode("utf-8", "replace")
@@ -561,63 +569,82 @@ def main():
     if args.kinds:
         kinds = [k for k in kinds if k in args.kinds.split(",")]
     if args.per_kind:
-        plan = [k for k in kinds for _ in range(args.count)]
+        # Kinds in turn, so that a run stopped early has as many mutants of each.
+        plan = [k for _ in range(args.count) for k in kinds]
     else:
         plan = [None] * args.count
 
-    counts = collections.Counter()
-    by_op = collections.defaultdict(collections.Counter)
-    by_kind = collections.defaultdict(collections.Counter)
-    by_check = collections.Counter()
-    by_check_kind = collections.defaultdict(collections.Counter)
+    tally = Tally()
     failures = open(out_dir / "failures.jsonl", "w")
     started = time.monotonic()
-    for i, kind in enumerate(plan):
-        pool = [s for s in seeds if s.label == kind or (kind is None and s.label in kinds)]
-        # Seeds with more documents to check get more mutants.
-        weights = [1 + min(len(s.truth), 20) for s in pool]
-        seed = rng.choices(pool, weights)[0]
-        op, mutant, touched = mutate(rng, seed)
-        path = work / f"mutant{seed.suffix}"
-        path.write_bytes(mutant)
-        res = work / "out"
-        shutil.rmtree(res, ignore_errors=True)
-        outcome, detail = check(args.bin, path, res, seed, touched, args)
-        counts[outcome] += 1
-        by_op[op.split(":")[0]][outcome] += 1
-        by_kind[seed.label][outcome] += 1
-        failed = sorted({name for name, _ in detail if outcome not in ("exit0", "exit1")})
-        for name in failed:
-            by_check[name] += 1
-            by_check_kind[seed.label][name] += 1
-        if outcome not in ("exit0", "exit1"):
-            keep = out_dir / "failing" / f"{i:05d}{seed.suffix}"
-            shutil.copy(path, keep)
-            failures.write(json.dumps({"mutant": i, "seed": seed.name, "kind": seed.label,
-                                       "op": op, "touched": touched, "outcome": outcome,
-                                       "checks": failed, "detail": [d for _, d in detail],
-                                       "file": str(keep)}) + "\n")
-            failures.flush()
-            print(f"[{i}] {seed.name} {op}: {outcome} {detail[:4]}", flush=True)
-        if (i + 1) % 250 == 0:
-            print(f"{i + 1} mutants, {dict(counts)}, failed checks {dict(by_check)}, "
-                  f"{time.monotonic() - started:.0f}s", flush=True)
+    # SIGTERM (a time budget) stops the run as Ctrl-C does: the summary counts what ran.
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    try:
+        for i, kind in enumerate(plan):
+            run_one(i, kind, seeds, kinds, rng, work, out_dir, failures, args, tally)
+            if (i + 1) % 250 == 0:
+                print(f"{i + 1} mutants, {dict(tally.counts)}, failed checks "
+                      f"{dict(tally.by_check)}, {time.monotonic() - started:.0f}s", flush=True)
+    except KeyboardInterrupt:
+        print(f"stopped after {sum(tally.counts.values())} of {len(plan)} mutants", flush=True)
     failures.close()
     summary = {
-        "mutants": len(plan),
+        "mutants": sum(tally.counts.values()),
+        "planned": len(plan),
         "seeds": {s.name: s.label for s in seeds},
-        "outcomes": dict(counts),
-        "failed_checks": dict(by_check),
-        "by_kind": {k: dict(v) for k, v in sorted(by_kind.items())},
-        "failed_checks_by_kind": {k: dict(v) for k, v in sorted(by_check_kind.items())},
-        "by_mutation": {k: dict(v) for k, v in sorted(by_op.items())},
+        "outcomes": dict(tally.counts),
+        "failed_checks": dict(tally.by_check),
+        "by_kind": {k: dict(v) for k, v in sorted(tally.by_kind.items())},
+        "failed_checks_by_kind": {k: dict(v) for k, v in sorted(tally.by_check_kind.items())},
+        "by_mutation": {k: dict(v) for k, v in sorted(tally.by_op.items())},
         "seconds": round(time.monotonic() - started),
     }
     (out_dir / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
     print(json.dumps(summary, indent=2))
     shutil.rmtree(work, ignore_errors=True)
-    bad = sum(v for k, v in counts.items() if k not in ("exit0", "exit1"))
+    bad = sum(v for k, v in tally.counts.items() if k not in ("exit0", "exit1"))
     sys.exit(1 if bad else 0)
+
+
+class Tally:
+    """Outcomes counted in all, by mutation, by seed kind and by failed check."""
+
+    def __init__(self):
+        self.counts = collections.Counter()
+        self.by_op = collections.defaultdict(collections.Counter)
+        self.by_kind = collections.defaultdict(collections.Counter)
+        self.by_check = collections.Counter()
+        self.by_check_kind = collections.defaultdict(collections.Counter)
+
+
+def run_one(i, kind, seeds, kinds, rng, work, out_dir, failures, args, tally):
+    """Mutant ``i`` of a seed of ``kind`` (any kind when None): made, run, checked, counted."""
+    pool = [s for s in seeds if s.label == kind or (kind is None and s.label in kinds)]
+    # Seeds with more documents to check get more mutants.
+    weights = [1 + min(len(s.truth), 20) for s in pool]
+    seed = rng.choices(pool, weights)[0]
+    op, mutant, touched = mutate(rng, seed)
+    path = work / f"mutant{seed.suffix}"
+    path.write_bytes(mutant)
+    res = work / "out"
+    shutil.rmtree(res, ignore_errors=True)
+    outcome, detail = check(args.bin, path, res, seed, touched, args)
+    tally.counts[outcome] += 1
+    tally.by_op[op.split(":")[0]][outcome] += 1
+    tally.by_kind[seed.label][outcome] += 1
+    failed = sorted({name for name, _ in detail if outcome not in ("exit0", "exit1")})
+    for name in failed:
+        tally.by_check[name] += 1
+        tally.by_check_kind[seed.label][name] += 1
+    if outcome not in ("exit0", "exit1"):
+        keep = out_dir / "failing" / f"{i:05d}{seed.suffix}"
+        shutil.copy(path, keep)
+        failures.write(json.dumps({"mutant": i, "seed": seed.name, "kind": seed.label,
+                                   "op": op, "touched": touched, "outcome": outcome,
+                                   "checks": failed, "detail": [d for _, d in detail],
+                                   "file": str(keep)}) + "\n")
+        failures.flush()
+        print(f"[{i}] {seed.name} {op}: {outcome} {detail[:4]}", flush=True)
 
 
 if __name__ == "__main__":
