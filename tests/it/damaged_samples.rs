@@ -256,7 +256,7 @@ fn csv_rows(data: &[u8], cut: bool) -> Vec<(String, String)> {
         headers
             .iter()
             .position(|h| h == name)
-            .expect(name.escape_ascii().to_string().as_str())
+            .unwrap_or_else(|| panic!("no column {}", name.escape_ascii()))
     };
     let (url, body) = (col(b"url"), col(b"body"));
     let mut rows: Vec<(String, String)> = rdr
@@ -458,7 +458,7 @@ fn detected_damage(
     compressed: &[u8],
     from: usize,
     zstd: bool,
-    damage: impl Fn(&mut Vec<u8>, usize),
+    damage: impl Fn(&mut [u8], usize),
 ) -> (usize, Vec<u8>) {
     let len = if zstd {
         zstd::decode_all(compressed).expect("intact").len()
@@ -490,11 +490,14 @@ fn detected_damage(
         .expect("damage the decoder detects")
 }
 
-fn flip_two_bits(file: &mut Vec<u8>, at: usize) {
+fn flip_two_bits(file: &mut [u8], at: usize) {
     file[at] ^= 0x21;
 }
 
-fn lf_run(file: &mut Vec<u8>, at: usize) {
+/// A way to damage a file at a byte.
+type Damage = fn(&mut [u8], usize);
+
+fn lf_run(file: &mut [u8], at: usize) {
     file[at..at + 635].fill(b'\n');
 }
 
@@ -510,8 +513,7 @@ fn whole_file_zstd_and_gzip_keep_the_records_before_the_damage() {
     for (plain, name, csv) in [(&warc, "whole.warc", false), (&csv, "whole.csv", true)] {
         for zstd_file in [true, false] {
             let compressed = if zstd_file { zstd(plain) } else { gzip(plain) };
-            let damages: [(&str, fn(&mut Vec<u8>, usize)); 2] =
-                [("flip", flip_two_bits), ("lf", lf_run)];
+            let damages: [(&str, Damage); 2] = [("flip", flip_two_bits), ("lf", lf_run)];
             for (what, damage) in damages {
                 let (at, file) =
                     detected_damage(&compressed, compressed.len() * 3 / 5, zstd_file, damage);
@@ -640,7 +642,8 @@ fn review_http_warning(name: &str, code: &str) {
     } else {
         zstd_units(&file)
     };
-    let r = run(code, name, &file);
+    // Named apart from the tests built from data-samples, which run at the same time.
+    let r = run(&format!("review-{code}"), name, &file);
     assert_eq!(check_http_warnings(&r, &units, &plain), [code]);
 }
 
@@ -696,7 +699,7 @@ fn review_per_record_gzip_chunked_negative_size() {
 fn review_junk_before_csv(name: &str, junk: usize, code: &str) {
     let file = review_file(name);
     let csv = gunzip(&file[junk..]);
-    let r = run(code, name, &file);
+    let r = run(&format!("review-{code}"), name, &file);
     check_junk_before_csv(&r, &csv, code);
 }
 
