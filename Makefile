@@ -198,11 +198,14 @@ bench-clean:
 
 # ---- fuzz-inputs: mutation fuzz of the input readers (scripts/fuzz_inputs.py) -------------
 # Damaged copies of the WARC / CSV samples (../shared/corpus/warc, data-samples/, synthetic
-# files) are run through the release binary with a time and memory limit each; every intact
-# record must come out and the manifest accounting must hold. Failing mutants are kept in
+# files, and copies compressed here as a whole and per record) are run through the release
+# binary with a time and memory limit each; every intact record must come out, the manifest
+# accounting must hold, and every input problem must name a byte of the file inside its
+# record's member or frame. FUZZ_MUTANTS mutants of each seed kind (plain, gzip, gzip-whole,
+# zstd, zstd-whole); it needs the zstd command. Failing mutants are kept in
 # $(FUZZ_OUT)/failing/, counts in $(FUZZ_OUT)/summary.json.
 
-FUZZ_MUTANTS ?= 3000
+FUZZ_MUTANTS ?= 600
 FUZZ_SEED    ?= 10
 FUZZ_OUT     ?= fuzz-out
 
@@ -211,4 +214,4 @@ FUZZ_OUT     ?= fuzz-out
 fuzz-inputs: export PYTHONDONTWRITEBYTECODE = 1
 fuzz-inputs: venv build
 	$(PYTHON) scripts/fuzz_inputs.py --bin $(BIN) --shared $(SHARED) --samples data-samples \
-	  --count $(FUZZ_MUTANTS) --seed $(FUZZ_SEED) --out $(FUZZ_OUT)
+	  --count $(FUZZ_MUTANTS) --per-kind --seed $(FUZZ_SEED) --out $(FUZZ_OUT)

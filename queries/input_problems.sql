@@ -13,8 +13,11 @@
 --   first_offset  smallest byte offset in the input where the code was met
 --   example       one message (the smallest), for context
 --
--- Caveats: an empty result means every input was read without a problem. A
--- whole unreadable input is one row with a null offset. Lint findings about
+-- Caveats: an empty result means every input was read without a problem. Every
+-- offset is a byte of the input file (in a compressed input, the start of the
+-- gzip member or zstd frame holding the problem; errors.stream_offset has the
+-- decompressed position); an input that could not be opened or fetched at all is
+-- one row with a null offset. Lint findings about
 -- robots.txt content are in lint_findings.sql, not here.
 
 SELECT source,

@@ -151,6 +151,8 @@ pub(crate) struct CsvReader {
     notes: Vec<InputProblem>,
     /// A problem to report on the next call (bad rows found before a good one).
     queued: Option<InputProblem>,
+    /// Problems met before the header row, last first: reported before any row.
+    early: Vec<InputProblem>,
 }
 
 impl CsvReader {
@@ -168,25 +170,47 @@ impl CsvReader {
             fields: 0,
             notes: Vec::new(),
             queued: None,
+            early: Vec::new(),
         };
-        // A UTF-8 BOM before the header would otherwise glue onto the first name.
-        // Stripped here rather than by csv-core, so row offsets count it.
-        if r.s.fill(3).starts_with(b"\xEF\xBB\xBF") {
-            r.s.consume(3);
-        }
         r.row.header_mode = true;
         let mut scratch = Capture::default();
-        let end = r.read_row(&mut scratch);
+        // Damage before the header row (junk before the first gzip member, a corrupt
+        // first zstd block) is a break: each is a problem of its own, reported before
+        // the rows, and the header row is looked for after it.
+        let mut early = Vec::new();
+        let (end, at) = loop {
+            // A UTF-8 BOM before the header would otherwise glue onto the first name.
+            // Stripped here rather than by csv-core, so row offsets count it.
+            if r.s.fill(3).starts_with(b"\xEF\xBB\xBF") {
+                r.s.consume(3);
+            }
+            r.row.names.clear();
+            let at = r.s.pos();
+            match r.read_row(&mut scratch) {
+                RowEnd::Break(p) => early.push(p),
+                end => break (end, at),
+            }
+        };
         r.row.header_mode = false;
+        // The input cannot be read: its one problem, with those met before it.
+        let fail = |r: &Self, e: InputError, early: &mut Vec<InputProblem>| {
+            let mut p = r.problem_at(e, at);
+            p.absorb(early);
+            p
+        };
         match end {
             RowEnd::Row(n) => r.fields = n,
-            RowEnd::Eof => return Ok(r), // An empty file: no rows.
             RowEnd::Unterminated => {
-                return Err(
-                    InputError::CsvBadRow("unterminated quote in the header row".into()).at(0),
-                )
+                let e = InputError::CsvBadRow("unterminated quote in the header row".into());
+                return Err(fail(&r, e, &mut early));
             }
-            RowEnd::Break(p) => return Err(p),
+            // An empty file (no rows), or one whose data ended with damage before any
+            // header row. (No break is left: the loop above reads past them.)
+            RowEnd::Eof | RowEnd::Break(_) => {
+                early.reverse();
+                r.early = early;
+                return Ok(r);
+            }
         }
         let names: Vec<String> = r
             .row
@@ -197,17 +221,25 @@ impl CsvReader {
         let find = |want: &str| names.iter().position(|n| n.eq_ignore_ascii_case(want));
         let missing = |what: &str, want: &str| {
             let msg = format!("no {what} column {want:?} in header {names:?}");
-            InputError::CsvMissingColumn(msg).at(0)
+            InputError::CsvMissingColumn(msg)
         };
-        r.dests = vec![Dest::Ignore; names.len()];
+        let column = |found: Option<usize>, what: &str, want: &str, early: &mut Vec<_>| {
+            found.ok_or_else(|| fail(&r, missing(what, want), early))
+        };
         let url = match &opts.host_column {
-            Some(host) => (find(host).ok_or_else(|| missing("host", host))?, Dest::Host),
+            Some(host) => (column(find(host), "host", host, &mut early)?, Dest::Host),
             None => (
-                find(&opts.url_column).ok_or_else(|| missing("url", &opts.url_column))?,
+                column(find(&opts.url_column), "url", &opts.url_column, &mut early)?,
                 Dest::Url,
             ),
         };
-        let body = find(&opts.body_column).ok_or_else(|| missing("body", &opts.body_column))?;
+        let body = column(
+            find(&opts.body_column),
+            "body",
+            &opts.body_column,
+            &mut early,
+        )?;
+        r.dests = vec![Dest::Ignore; names.len()];
         for (i, d) in [url, (body, Dest::Body)] {
             if let Some(slot) = r.dests.get_mut(i) {
                 *slot = d;
@@ -223,6 +255,8 @@ impl CsvReader {
             }
         }
         r.row.names = Vec::new();
+        early.reverse();
+        r.early = early;
         Ok(r)
     }
 
@@ -344,12 +378,12 @@ impl CsvReader {
                     "line {line}: status cell {cell:?}{cut} is not an HTTP status; the row \
                      is kept but not classified as a robots.txt"
                 );
-                let warning = self.located(InputError::CsvBadStatus(msg).at(start));
+                let warning = self.problem_at(InputError::CsvBadStatus(msg), start);
                 cap.warnings.push(warning);
             }
         }
         if self.row.field_cut {
-            let warning = self.located(InputError::CsvFieldCut(CSV_URL_CAP).at(start));
+            let warning = self.problem_at(InputError::CsvFieldCut(CSV_URL_CAP), start);
             cap.warnings.push(warning);
         }
     }
@@ -371,7 +405,7 @@ impl CsvReader {
             let why = match self.read_row(capture) {
                 RowEnd::Row(n) if n == self.fields && (bad.is_none() || self.plausible()) => {
                     self.fill_capture(capture, start, line);
-                    self.queued = bad.map(|b| self.located(b.problem(start, self.stream_name())));
+                    self.queued = bad.map(|b| self.bad_run(b, start));
                     return Some(Event::Capture);
                 }
                 RowEnd::Row(n) if n == self.fields => {
@@ -383,15 +417,14 @@ impl CsvReader {
                 }
                 RowEnd::Eof => {
                     let end = self.s.pos();
-                    return bad
-                        .map(|b| Event::Problem(self.located(b.problem(end, self.stream_name()))));
+                    return bad.map(|b| Event::Problem(self.bad_run(b, end)));
                 }
                 RowEnd::Break(p) => {
                     capture.clear();
                     return Some(Event::Problem(match bad {
                         Some(b) => {
                             self.queued = Some(p);
-                            self.located(b.problem(start, self.stream_name()))
+                            self.bad_run(b, start)
                         }
                         None => p,
                     }));
@@ -446,12 +479,17 @@ impl CsvReader {
         url_ok && !self.row.status_cut && parse_status_cell(&self.row.status).is_ok()
     }
 
-    /// `problem`, found at a stream offset, located in the file for its `errors` row:
-    /// in a compressed input, the start of the member / frame holding that offset (the
-    /// message keeps the decompressed position).
-    fn located(&self, mut problem: InputProblem) -> InputProblem {
-        problem.offset = self.s.source().file_offset(problem.offset);
-        problem
+    /// The problem `e` found at stream offset `at`, located in the file for its `errors`
+    /// row: in a compressed input, the start of the member / frame holding that offset
+    /// (`at` kept as its stream offset, the message gives the line).
+    fn problem_at(&self, e: InputError, at: u64) -> InputProblem {
+        self.s.source().problem_at(e, at)
+    }
+
+    /// The one problem of the bad rows `b`, which end at stream offset `end`.
+    fn bad_run(&self, b: BadRun, end: u64) -> InputProblem {
+        let at = b.start;
+        self.problem_at(b.error(end, self.stream_name()), at)
     }
 
     fn stream_name(&self) -> &'static str {
@@ -472,7 +510,7 @@ struct BadRun {
 }
 
 impl BadRun {
-    fn problem(self, end: u64, stream: &str) -> InputProblem {
+    fn error(self, end: u64, stream: &str) -> InputError {
         let msg = format!(
             "{}; bytes {}..{end} of the {stream} skipped ({} bad row{})",
             self.why,
@@ -480,12 +518,15 @@ impl BadRun {
             self.rows,
             if self.rows == 1 { "" } else { "s" }
         );
-        InputError::CsvBadRow(msg).at(self.start)
+        InputError::CsvBadRow(msg)
     }
 }
 
 impl CaptureReader for CsvReader {
     fn next_event(&mut self, capture: &mut Capture) -> Option<Event> {
+        if let Some(p) = self.early.pop() {
+            return Some(Event::Problem(p));
+        }
         if self.fields == 0 {
             return None; // Empty file, no header.
         }

@@ -147,10 +147,11 @@ impl InputError {
         }
     }
 
-    /// The problem record for this error at `offset`.
+    /// The problem record for this error at byte `offset` of the input file.
     pub fn at(&self, offset: u64) -> super::InputProblem {
         super::InputProblem {
             offset,
+            stream_offset: None,
             code: self.code(),
             message: self.to_string(),
         }

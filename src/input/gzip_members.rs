@@ -15,10 +15,8 @@
 
 use flate2::{Crc, Decompress, FlushDecompress, Status};
 
-use super::decompress::{
-    find_magic, resync_at, rewind_to_magic, Buffered, Decoded, Notices, ReadSource, Source, Units,
-};
 use super::error::InputError;
+use super::framed::{find_magic, resync_at, FrameIo, Framed, Framing};
 use super::whole_member::WholeInflater;
 use super::InputProblem;
 use crate::limits::{GZIP_MEMBER_HEADER_MAX, WHOLE_MEMBER_IN, WHOLE_MEMBER_MIN_OUT};
@@ -90,12 +88,11 @@ enum GzState {
     Header,
     Body,
     Trailer,
-    Done,
 }
 
-/// A stream of gzip members, decoded with one reused raw-deflate `Decompress`.
-pub(crate) struct GzipSource {
-    inb: Buffered<ReadSource>,
+/// gzip members, decoded with one reused raw-deflate `Decompress`: the [`Framing`] of
+/// [`GzipSource`].
+pub(crate) struct Gzip {
     dec: Decompress,
     /// The fast path for a member that fits the buffers (see `whole_member.rs`).
     whole: Option<WholeInflater>,
@@ -103,71 +100,41 @@ pub(crate) struct GzipSource {
     fresh: bool,
     crc: Crc,
     state: GzState,
-    units: Units,
-    /// Decompressed bytes produced so far (the stream offset of the next byte).
-    out_pos: u64,
-    member_cstart: u64,
     member_out: u64,
-    notices: Notices,
-    /// A problem met after data that was returned first.
-    pending: Option<InputProblem>,
 }
 
-impl GzipSource {
-    pub(crate) fn new(inb: Buffered<ReadSource>) -> Self {
+/// A stream of gzip members.
+pub(crate) type GzipSource = Framed<Gzip>;
+
+impl Gzip {
+    pub(crate) fn new() -> Self {
         Self {
-            inb,
             dec: Decompress::new(false),
             whole: WholeInflater::new(),
             fresh: false,
             crc: Crc::new(),
             state: GzState::Header,
-            units: Units::default(),
-            out_pos: 0,
-            member_cstart: 0,
             member_out: 0,
-            notices: Notices::default(),
-            pending: None,
         }
-    }
-
-    /// Skips to the next `1f 8b 08` (or the end); returns the bytes skipped.
-    fn resync(&mut self) -> u64 {
-        resync_at(&mut self.inb, &GZIP_MAGIC)
-    }
-
-    /// The file ended (or failed) where a member header could start.
-    fn end_of_input(&mut self) -> Result<usize, InputProblem> {
-        self.state = GzState::Done;
-        self.inb.take_break().map_or(Ok(0), Err)
     }
 
     /// The file ended inside the current member. Its decoder may have run on to the end
     /// through later members without failing (damage can leave deflate data, e.g. a
     /// stored block, that takes them as its own): then it is corrupt, and they are read.
-    fn truncated(&mut self) -> Result<usize, InputProblem> {
-        if self.next_member_read(0).is_some() {
-            return self.corrupt("deflate data ran on to the end of the file".to_owned());
+    fn truncated(&mut self, io: &mut FrameIo) -> Result<usize, InputProblem> {
+        if next_member_read(io, 0).is_some() {
+            return self.corrupt(io, "deflate data ran on to the end of the file".to_owned());
         }
-        self.units.close(self.out_pos, self.inb.pos());
-        self.state = GzState::Done;
-        let p = self.inb.take_break();
-        Err(p.unwrap_or_else(|| InputError::GzipTruncatedMember.at(self.member_cstart)))
+        io.truncated(InputError::GzipTruncatedMember)
     }
 
     /// The current member is corrupt: goes on at the next member. Its decoder may have
     /// read past the member's end into the next ones before failing, so the next member
     /// magic is looked for first among the bytes read since the member started.
-    fn corrupt(&mut self, why: String) -> Result<usize, InputProblem> {
-        self.units.close(self.out_pos, self.inb.pos());
-        let from = self.member_cstart;
-        if !rewind_to_magic(&mut self.inb, from, &GZIP_MAGIC, |b| {
-            !matches!(parse_gzip_header(b), GzipHeader::Bad(_))
-        }) {
-            self.resync();
-        }
+    fn corrupt(&mut self, io: &mut FrameIo, why: String) -> Result<usize, InputProblem> {
+        let from = io.unit_start;
+        let to = io.skip_to_next(from, &GZIP_MAGIC, plausible_header);
         self.state = GzState::Header;
-        let to = self.inb.pos();
         let msg = format!(
             "{why}; skipped file bytes {from}..{to} ({} bytes) to the next member",
             to - from
@@ -175,25 +142,14 @@ impl GzipSource {
         Err(InputError::GzipCorruptMember(msg).at(from))
     }
 
-    /// A decode error after `produced` bytes were written: they are returned now and the
-    /// problem on the next call, so the data before the damage is not dropped.
-    fn corrupt_after(&mut self, produced: usize, why: String) -> Result<usize, InputProblem> {
-        let err = self.corrupt(why);
-        if produced == 0 {
-            return err;
-        }
-        self.pending = err.err();
-        Ok(produced)
-    }
-
-    fn read_header(&mut self) -> Result<usize, InputProblem> {
+    fn read_header(&mut self, io: &mut FrameIo) -> Result<usize, InputProblem> {
         let mut want = 10;
         // Held from here: a header that swallows the next member can be gone back over.
-        self.inb.set_mark();
+        io.inb.set_mark();
         loop {
-            let head = self.inb.fill(want);
+            let head = io.inb.fill(want);
             if head.is_empty() {
-                return self.end_of_input();
+                return io.end_of_input();
             }
             let have = head.len();
             let parsed = parse_gzip_header(head);
@@ -202,12 +158,10 @@ impl GzipSource {
             {
                 // A header cut short by the end or too long: a later member may start
                 // inside it (the rest of this one was lost).
-                let later = find_magic(head, 1, &GZIP_MAGIC, |b| {
-                    !matches!(parse_gzip_header(b), GzipHeader::Bad(_))
-                });
+                let later = find_magic(head, 1, &GZIP_MAGIC, plausible_header);
                 if let Some(k) = later {
-                    let at = self.inb.pos();
-                    self.inb.consume(k);
+                    let at = io.inb.pos();
+                    io.inb.consume(k);
                     let msg = format!(
                         "header cut short by another member at file byte {}",
                         at + k as u64
@@ -217,9 +171,8 @@ impl GzipSource {
             }
             match parsed {
                 GzipHeader::Complete(len) => {
-                    self.member_cstart = self.inb.pos();
-                    self.units.open(self.out_pos, self.member_cstart);
-                    self.inb.consume(len);
+                    io.open_unit(io.inb.pos());
+                    io.inb.consume(len);
                     self.dec.reset(false);
                     self.fresh = true;
                     self.crc.reset();
@@ -228,20 +181,20 @@ impl GzipSource {
                     return Ok(0);
                 }
                 GzipHeader::NeedMore if have < want => {
-                    self.member_cstart = self.inb.pos();
-                    return self.truncated();
+                    io.unit_start = io.inb.pos();
+                    return self.truncated(io);
                 }
                 GzipHeader::NeedMore if have >= GZIP_MEMBER_HEADER_MAX => {
-                    self.member_cstart = self.inb.pos();
-                    self.inb.consume(1);
-                    return self.corrupt("gzip header too long".to_owned());
+                    io.unit_start = io.inb.pos();
+                    io.inb.consume(1);
+                    return self.corrupt(io, "gzip header too long".to_owned());
                 }
                 GzipHeader::NeedMore => want = (have + 1024).min(GZIP_MEMBER_HEADER_MAX),
                 GzipHeader::Bad(why) => {
-                    let at = self.inb.pos();
+                    let at = io.inb.pos();
                     // Step over the bad byte so the scan cannot find the same spot again.
-                    self.inb.consume(1);
-                    let skipped = 1 + self.resync();
+                    io.inb.consume(1);
+                    let skipped = 1 + resync_at(&mut io.inb, &GZIP_MAGIC);
                     let e = if why == "no gzip magic" {
                         InputError::GzipJunk(skipped)
                     } else {
@@ -253,31 +206,37 @@ impl GzipSource {
         }
     }
 
-    fn read_body(&mut self, out: &mut [u8]) -> Result<usize, InputProblem> {
+    fn read_body(&mut self, io: &mut FrameIo, out: &mut [u8]) -> Result<usize, InputProblem> {
         if std::mem::take(&mut self.fresh) && out.len() >= WHOLE_MEMBER_MIN_OUT {
-            if let Some(n) = self.read_whole(out) {
+            if let Some(n) = self.read_whole(io, out) {
                 return Ok(n);
             }
         }
-        let avail = self.inb.fill(1);
+        let avail = io.inb.fill(1);
         if avail.is_empty() {
-            return self.truncated();
+            return self.truncated(io);
         }
         let (in0, out0) = (self.dec.total_in(), self.dec.total_out());
         let res = self.dec.decompress(avail, out, FlushDecompress::None);
         let used = (self.dec.total_in() - in0) as usize;
         let produced = ((self.dec.total_out() - out0) as usize).min(out.len());
-        self.inb.consume(used);
+        io.inb.consume(used);
         self.crc.update(&out[..produced]);
-        self.out_pos += produced as u64;
+        io.out_pos += produced as u64;
         self.member_out += produced as u64;
+        let reached = io.out_pos;
         match res {
             Ok(Status::StreamEnd) => self.state = GzState::Trailer,
             Ok(_) if used == 0 && produced == 0 => {
-                return self.corrupt("deflate stream makes no progress".to_owned())
+                let why = io.decoding_stopped("deflate stream makes no progress", "member");
+                return self.corrupt(io, why).map_err(|p| p.in_stream(reached));
             }
             Ok(_) => {}
-            Err(e) => return self.corrupt_after(produced, e.to_string()),
+            Err(e) => {
+                let why = io.decoding_stopped(&e.to_string(), "member");
+                let err = self.corrupt(io, why).map_err(|p| p.in_stream(reached));
+                return io.hold(produced, err);
+            }
         }
         Ok(produced)
     }
@@ -285,21 +244,21 @@ impl GzipSource {
     /// The member's whole deflate data in one call, when it lies within the next
     /// [`WHOLE_MEMBER_IN`] bytes and its output fits in `out`; None (nothing consumed,
     /// nothing counted) sends the member to the streaming decoder.
-    fn read_whole(&mut self, out: &mut [u8]) -> Option<usize> {
+    fn read_whole(&mut self, io: &mut FrameIo, out: &mut [u8]) -> Option<usize> {
         let whole = self.whole.as_mut()?;
-        let (used, produced) = whole.inflate(self.inb.fill(WHOLE_MEMBER_IN), out)?;
-        self.inb.consume(used);
+        let (used, produced) = whole.inflate(io.inb.fill(WHOLE_MEMBER_IN), out)?;
+        io.inb.consume(used);
         self.crc.update(&out[..produced]);
-        self.out_pos += produced as u64;
+        io.out_pos += produced as u64;
         self.member_out += produced as u64;
         self.state = GzState::Trailer;
         Some(produced)
     }
 
-    fn read_trailer(&mut self) -> Result<usize, InputProblem> {
-        let t = self.inb.fill(8);
+    fn read_trailer(&mut self, io: &mut FrameIo) -> Result<usize, InputProblem> {
+        let t = io.inb.fill(8);
         let (Some(crc), Some(size)) = (t.get(0..4), t.get(4..8)) else {
-            return self.truncated();
+            return self.truncated(io);
         };
         let computed = self.crc.sum();
         let stored = u32::from_le_bytes([crc[0], crc[1], crc[2], crc[3]]);
@@ -308,32 +267,32 @@ impl GzipSource {
         let bad = stored != computed || !size_ok;
         if bad {
             // Also a member whose trailer was cut: the next one starts inside these 8.
-            if let Some(next) = self.next_member_read(8) {
+            if let Some(next) = next_member_read(io, 8) {
                 // The deflate data ended only inside a later member, which was read as
                 // this one's data: go back to it. What this member decoded to was already
                 // returned, so the data goes on without a gap: a notice for the record
                 // holding this member's end, not a break.
-                self.units.close(self.out_pos, next);
+                io.units.close(io.out_pos, next);
                 let msg = format!(
                     "member at file byte {}: cut short before the next member at file byte \
                      {next} (its deflate data or trailer ran into it; that member is read from \
                      its start)",
-                    self.member_cstart
+                    io.unit_start
                 );
-                let p = InputError::GzipCorruptMember(msg).at(self.member_cstart);
-                self.notices.push(self.out_pos, p);
-                let pos = self.inb.pos();
+                let p = InputError::GzipCorruptMember(msg).at(io.unit_start);
+                io.notices.push(io.out_pos, p);
+                let pos = io.inb.pos();
                 if next >= pos {
-                    self.inb.consume(usize::try_from(next - pos).unwrap_or(0));
+                    io.inb.consume(usize::try_from(next - pos).unwrap_or(0));
                 } else {
-                    self.inb.rewind_to(next);
+                    io.inb.rewind_to(next);
                 }
                 self.state = GzState::Header;
                 return Ok(0);
             }
         }
-        self.inb.consume(8);
-        self.units.close(self.out_pos, self.inb.pos());
+        io.inb.consume(8);
+        io.close_unit();
         self.state = GzState::Header;
         if bad {
             // The deflate stream itself ended cleanly, so the data is whole and is kept:
@@ -342,77 +301,43 @@ impl GzipSource {
             let msg = format!(
                 "member at file byte {} ({} bytes decoded): stored CRC32 {stored:08x}, \
                  computed {computed:08x}, size {}",
-                self.member_cstart,
+                io.unit_start,
                 self.member_out,
                 if size_ok { "ok" } else { "wrong" }
             );
-            let p = InputError::GzipCrcMismatch(msg).at(self.member_cstart);
-            self.notices.push(self.out_pos, p);
+            let p = InputError::GzipCrcMismatch(msg).at(io.unit_start);
+            io.notices.push(io.out_pos, p);
         }
         Ok(0)
     }
 }
 
-impl GzipSource {
-    /// The file offset of a later member that starts among the current member's
-    /// compressed bytes (header to trailer) or the `ahead` bytes after them.
-    fn next_member_read(&mut self, ahead: usize) -> Option<u64> {
-        self.inb.fill(ahead + GZIP_MAGIC.len());
-        let (mark, bytes) = self.inb.held_from_mark()?;
-        let read = usize::try_from(self.inb.pos().saturating_sub(mark)).unwrap_or(0);
-        if mark != self.member_cstart {
-            return None;
-        }
-        find_magic(bytes, 1, &GZIP_MAGIC, |b| {
-            !matches!(parse_gzip_header(b), GzipHeader::Bad(_))
-        })
+/// Could a gzip member start at `b` (not a header already known to be bad)?
+fn plausible_header(b: &[u8]) -> bool {
+    !matches!(parse_gzip_header(b), GzipHeader::Bad(_))
+}
+
+/// The file offset of a later member that starts among the current member's
+/// compressed bytes (header to trailer) or the `ahead` bytes after them.
+fn next_member_read(io: &mut FrameIo, ahead: usize) -> Option<u64> {
+    io.inb.fill(ahead + GZIP_MAGIC.len());
+    let (mark, bytes) = io.inb.held_from_mark()?;
+    let read = usize::try_from(io.inb.pos().saturating_sub(mark)).unwrap_or(0);
+    if mark != io.unit_start {
+        return None;
+    }
+    find_magic(bytes, 1, &GZIP_MAGIC, plausible_header)
         .filter(|&k| k < read + ahead)
         .map(|k| mark + k as u64)
-    }
 }
 
-impl Source for GzipSource {
-    fn read_into(&mut self, out: &mut [u8]) -> Result<usize, InputProblem> {
-        if out.is_empty() {
-            return Ok(0);
+impl Framing for Gzip {
+    fn step(&mut self, io: &mut FrameIo, out: &mut [u8]) -> Result<usize, InputProblem> {
+        match self.state {
+            GzState::Header => self.read_header(io),
+            GzState::Body => self.read_body(io, out),
+            GzState::Trailer => self.read_trailer(io),
         }
-        if let Some(p) = self.pending.take() {
-            return Err(p);
-        }
-        loop {
-            let n = match self.state {
-                GzState::Done => return Ok(0),
-                GzState::Header => self.read_header()?,
-                GzState::Body => self.read_body(out)?,
-                GzState::Trailer => self.read_trailer()?,
-            };
-            if n > 0 {
-                return Ok(n);
-            }
-        }
-    }
-}
-
-impl Decoded for GzipSource {
-    fn compressed_pos(&self) -> u64 {
-        self.inb.pos()
-    }
-    fn span(&self, dstart: u64, dend: u64) -> Option<(u64, u64)> {
-        self.units.span(dstart, dend)
-    }
-    fn is_plain(&self) -> bool {
-        false
-    }
-    fn file_offset(&self, dpos: u64) -> u64 {
-        self.units
-            .holding(dpos)
-            .unwrap_or_else(|| self.compressed_pos())
-    }
-    fn take_notices(&mut self, upto: u64, out: &mut Vec<InputProblem>) {
-        self.notices.take(upto, out);
-    }
-    fn starts_unit(&self, dpos: u64) -> bool {
-        self.units.starts_at(dpos)
     }
 }
 

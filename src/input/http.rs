@@ -15,7 +15,7 @@ use flate2::{Decompress, FlushDecompress, Status};
 
 use super::error::InputError;
 use super::gzip_members::{parse_gzip_header, GzipHeader};
-use super::{Capture, InputProblem};
+use super::Capture;
 use crate::limits::{BODY_KEEP_CAP, CHUNK_LINE_MAX, CONTENT_GZIP_HEADER_MAX, DECODE_SCRATCH};
 
 /// Content-Encoding of a payload that is still encoded.
@@ -88,17 +88,15 @@ pub(crate) fn set_text(dst: &mut String, src: &[u8]) {
 }
 
 /// Parses an HTTP/1.x response head (`head` ends at the blank line or is the whole
-/// block) into `cap`; returns how the body must be decoded. A bad status line is a
-/// warning; the headers are still read.
-pub(crate) fn parse_head(head: &[u8], offset: u64, cap: &mut Capture) -> Coding {
+/// block) into `cap`; returns how the body must be decoded, and the warning of a bad
+/// status line (the headers are still read), for the record reader to locate.
+pub(crate) fn parse_head(head: &[u8], cap: &mut Capture) -> (Coding, Option<InputError>) {
     let first = lines(head).next().unwrap_or_default();
     cap.http_status = parse_status_line(first);
-    if cap.http_status.is_none() {
+    let warning = cap.http_status.is_none().then(|| {
         let shown = String::from_utf8_lossy(first.get(..80).unwrap_or(first));
-        let msg = format!("{:?}", shown.trim_end());
-        cap.warnings
-            .push(InputError::HttpBadStatusLine(msg).at(offset));
-    }
+        InputError::HttpBadStatusLine(format!("{:?}", shown.trim_end()))
+    });
     let mut coding = Coding {
         chunked: false,
         encoding: Encoding::Identity,
@@ -118,7 +116,7 @@ pub(crate) fn parse_head(head: &[u8], offset: u64, cap: &mut Capture) -> Coding 
             set_text(&mut cap.http_location, value);
         }
     }
-    coding
+    (coding, warning)
 }
 
 /// `HTTP/1.1 200 OK` -> 200. The version must start with `HTTP/`, the code be 3 digits.
@@ -272,7 +270,8 @@ enum Content {
 }
 
 /// Streaming body decoder, reused across records (one `Decompress`, one scratch buffer,
-/// one raw-bytes buffer per reader).
+/// one raw-bytes buffer per reader). It knows nothing of positions: its warnings are
+/// taken by the record reader ([`BodyDecoder::take_warnings`]), which locates them.
 pub(crate) struct BodyDecoder {
     inflate: Decompress,
     scratch: Vec<u8>,
@@ -284,9 +283,9 @@ pub(crate) struct BodyDecoder {
     content: Content,
     /// Content decoding stopped because the cap was full.
     stopped: bool,
-    failed: Option<InputProblem>,
-    /// Where the body starts in the stream (for problem offsets).
-    offset: u64,
+    failed: Option<InputError>,
+    /// Warnings of the current body, not yet taken.
+    warnings: Vec<InputError>,
 }
 
 impl Default for BodyDecoder {
@@ -301,20 +300,20 @@ impl Default for BodyDecoder {
             content: Content::Identity,
             stopped: false,
             failed: None,
-            offset: 0,
+            warnings: Vec::new(),
         }
     }
 }
 
 impl BodyDecoder {
-    /// Prepares for a new body at stream `offset` with the given coding.
-    pub(crate) fn start(&mut self, coding: &Coding, offset: u64, cap: &mut Capture) {
+    /// Prepares for a new body with the given coding.
+    pub(crate) fn start(&mut self, coding: &Coding) {
         self.raw.clear();
         self.raw_size = 0;
         self.hdr.clear();
         self.stopped = false;
         self.failed = None;
-        self.offset = offset;
+        self.warnings.clear();
         self.chunk = coding.chunked.then_some(Chunk::START);
         self.content = match &coding.encoding {
             Encoding::Identity => Content::Identity,
@@ -332,8 +331,7 @@ impl BodyDecoder {
             }
             Encoding::Unsupported(name) => {
                 let msg = format!("unsupported Content-Encoding {name:?}, raw bytes kept");
-                cap.warnings
-                    .push(InputError::ContentDecodingFailed(msg).at(offset));
+                self.warnings.push(InputError::ContentDecodingFailed(msg));
                 Content::Identity
             }
         };
@@ -375,7 +373,7 @@ impl BodyDecoder {
                 }
                 Err(why) => {
                     let msg = format!("{why}; raw bytes kept");
-                    self.failed = Some(InputError::ChunkedMalformed(msg).at(self.offset));
+                    self.failed = Some(InputError::ChunkedMalformed(msg));
                 }
             }
         }
@@ -384,7 +382,7 @@ impl BodyDecoder {
 
     fn fail(&mut self, why: String) {
         let msg = format!("{why}; raw bytes kept");
-        self.failed = Some(InputError::ContentDecodingFailed(msg).at(self.offset));
+        self.failed = Some(InputError::ContentDecodingFailed(msg));
     }
 
     /// Content-decodes dechunked bytes into the capture, stopping at the cap.
@@ -514,18 +512,17 @@ impl BodyDecoder {
     /// Ends the body: falls back to the raw bytes after a failure, notes incomplete
     /// chunking or encoding as warnings.
     pub(crate) fn finish(&mut self, cap: &mut Capture) {
-        if let Some(problem) = self.failed.take() {
+        if let Some(failure) = self.failed.take() {
             cap.body.clear();
             cap.body.extend_from_slice(&self.raw);
             cap.body_size = self.raw_size;
             cap.body_size_is_lower_bound = false;
             cap.body_cut_at_cap = self.raw_size > BODY_KEEP_CAP as u64;
-            cap.warnings.push(problem);
+            self.warnings.push(failure);
         } else if self.raw_size > 0 {
             // An empty body (HEAD, 204, 304) has nothing to be incomplete.
             if matches!(self.chunk, Some(c) if c != Chunk::Done) {
-                cap.warnings
-                    .push(InputError::ChunkedIncomplete.at(self.offset));
+                self.warnings.push(InputError::ChunkedIncomplete);
             }
             if !self.stopped
                 && matches!(
@@ -537,13 +534,19 @@ impl BodyDecoder {
                 )
             {
                 let msg = "the encoded stream has no end; decoded part kept".to_owned();
-                cap.warnings
-                    .push(InputError::ContentDecodingIncomplete(msg).at(self.offset));
+                self.warnings
+                    .push(InputError::ContentDecodingIncomplete(msg));
             }
         }
         // Drop per-body decoder state (the brotli tables) but keep the buffers.
         self.content = Content::Identity;
         self.chunk = None;
+    }
+
+    /// The warnings of the body (unsupported or failed decoding, incomplete chunking or
+    /// encoding), in the order met.
+    pub(crate) fn take_warnings(&mut self) -> std::vec::Drain<'_, InputError> {
+        self.warnings.drain(..)
     }
 }
 

@@ -21,6 +21,7 @@ mod csv;
 mod decompress;
 mod detect;
 mod error;
+mod framed;
 mod gzip_members;
 mod http;
 mod open;
@@ -142,9 +143,16 @@ impl Capture {
 /// A problem met while reading: where, a stable code, and a human message.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InputProblem {
-    /// Byte offset in the decompressed stream (compressed offset for decompression
-    /// problems, which have no decompressed position).
+    /// Byte of the input file that locates the problem (`errors.file_offset`): in a
+    /// plain input the byte itself (inside the record, or the first byte skipped); in a
+    /// compressed input the start of the gzip member or zstd frame holding it, or the
+    /// first byte of junk skipped between members / frames.
     pub offset: u64,
+    /// For a problem found in the data of a compressed input: its position in the
+    /// decompressed stream (`errors.stream_offset`); for a corrupt member or frame, the
+    /// decoded position reached. None in a plain input (`offset` is the byte) and for
+    /// problems outside the decoded data (junk, headers of members / frames).
+    pub stream_offset: Option<u64>,
     /// Stable snake_case code, see [`InputError::code`].
     pub code: &'static str,
     pub message: String,
@@ -159,6 +167,12 @@ impl std::fmt::Display for InputProblem {
 impl std::error::Error for InputProblem {}
 
 impl InputProblem {
+    /// This problem, found at `stream_offset` of the decompressed stream.
+    pub(crate) fn in_stream(mut self, stream_offset: u64) -> Self {
+        self.stream_offset = Some(stream_offset);
+        self
+    }
+
     /// Appends the messages of `others` (emptied) to this one: several problems of one
     /// record or range make one event, so a record is counted once.
     pub(crate) fn absorb(&mut self, others: &mut Vec<InputProblem>) {
@@ -240,6 +254,12 @@ pub trait CaptureReader: Send {
 /// Opens `path`, sniffs its format from the content (the extension is only a hint)
 /// and returns a reader of its captures.
 pub fn open_input(path: &Path, opts: &ReadOptions) -> Result<Box<dyn CaptureReader>, InputProblem> {
+    let file = open_file(path)?;
+    open_read(Box::new(file), &file_name(path), opts)
+}
+
+/// Opens a local input file; the error is about the file as a whole (nothing was read).
+fn open_file(path: &Path) -> Result<std::fs::File, InputProblem> {
     // A FIFO or a device would block `open` or never end: only regular files are read.
     if let Ok(meta) = std::fs::metadata(path) {
         if !meta.is_file() {
@@ -250,13 +270,15 @@ pub fn open_input(path: &Path, opts: &ReadOptions) -> Result<Box<dyn CaptureRead
             .at(0));
         }
     }
-    let file = std::fs::File::open(path)
-        .map_err(|e| InputError::Unreadable(format!("{}: {e}", path.display())).at(0))?;
-    let name = path
-        .file_name()
+    std::fs::File::open(path)
+        .map_err(|e| InputError::Unreadable(format!("{}: {e}", path.display())).at(0))
+}
+
+/// The name of `path` (its last component), a format hint.
+fn file_name(path: &Path) -> String {
+    path.file_name()
         .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    open_read(Box::new(file), &name, opts)
+        .unwrap_or_default()
 }
 
 /// Like [`open_input`] over any byte stream; `name_hint` (a file name) is used only

@@ -4,7 +4,7 @@
 //! is kept, so the caller can tell a transient failure (read the input again later)
 //! from damaged data.
 
-use super::{open_input, open_read, CaptureReader, InputProblem, ReadOptions};
+use super::{file_name, open_file, open_read, CaptureReader, InputProblem, ReadOptions};
 use crate::store::{FailureHandle, Location, StoreError, Stores};
 
 /// Why an input could not be read at all: its one input-level `errors` row.
@@ -14,6 +14,12 @@ pub struct Unreadable {
     pub message: String,
     /// Transient (a remote store's retry budget ran out): `--resume` reads it again.
     pub retry: bool,
+    /// Where in the file reading stopped (a problem of its data: an unsupported format,
+    /// a CSV header missing a column, damage before the header row); None when the
+    /// input could not be opened or fetched at all.
+    pub offset: Option<u64>,
+    /// The problem's position in the decompressed stream, see [`InputProblem`].
+    pub stream_offset: Option<u64>,
 }
 
 impl From<&StoreError> for Unreadable {
@@ -22,6 +28,8 @@ impl From<&StoreError> for Unreadable {
             code: err.code(),
             message: err.to_string(),
             retry: err.is_transient(),
+            offset: None,
+            stream_offset: None,
         }
     }
 }
@@ -32,11 +40,23 @@ impl From<InputProblem> for Unreadable {
             code: problem.code,
             message: problem.message,
             retry: false,
+            offset: Some(problem.offset),
+            stream_offset: problem.stream_offset,
         }
     }
 }
 
-/// Opens `input`: local files directly ([`open_input`]), remote objects as a
+impl Unreadable {
+    /// A file that could not be opened: no byte of it locates the problem.
+    fn unopened(problem: InputProblem) -> Self {
+        Unreadable {
+            offset: None,
+            ..Unreadable::from(problem)
+        }
+    }
+}
+
+/// Opens `input`: local files directly (as [`super::open_input`]), remote objects as a
 /// streaming [`crate::store::RemoteRead`] (its first request sent and retried here)
 /// whose failure handle is returned with the reader.
 pub fn open_location(
@@ -45,7 +65,8 @@ pub fn open_location(
     opts: &ReadOptions,
 ) -> Result<(Box<dyn CaptureReader>, Option<FailureHandle>), Unreadable> {
     if let Location::Local(path) = input {
-        return open_input(path, opts)
+        let file = open_file(path).map_err(Unreadable::unopened)?;
+        return open_read(Box::new(file), &file_name(path), opts)
             .map(|reader| (reader, None))
             .map_err(Unreadable::from);
     }

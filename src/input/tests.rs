@@ -1597,3 +1597,341 @@ fn compressed_csv_problems_name_their_member() {
     let d = open_bytes(plain, "dump.csv").unwrap();
     assert_eq!(d.problems[0].offset, first.len() as u64);
 }
+
+/// What a streaming decoder writes of `cut`, a compressed file cut short before its
+/// damage (`zstd -dc` / `gzip -dc` of the bytes before it): it stops with an error at
+/// the cut, after every whole block (zstd) or symbol (deflate) before it.
+fn decoded_prefix(cut: &[u8], zstd: bool) -> Vec<u8> {
+    let mut out = Vec::new();
+    let ended = if zstd {
+        std::io::copy(
+            &mut zstd::stream::read::Decoder::new(cut).unwrap(),
+            &mut out,
+        )
+    } else {
+        std::io::copy(&mut flate2::read::GzDecoder::new(cut), &mut out)
+    };
+    ended.expect_err("the prefix is cut inside the stream");
+    out
+}
+
+/// Does the decoder fail on `file`, a stream of `len` bytes, before its end (a decoding
+/// error, not a checksum, CRC or size that does not match the data)?
+fn stops_early(file: &[u8], zstd: bool, len: usize) -> bool {
+    if zstd {
+        let mut out = Vec::new();
+        let ended = std::io::copy(
+            &mut zstd::stream::read::Decoder::new(file).unwrap(),
+            &mut out,
+        );
+        return ended.is_err() && out.len() < len;
+    }
+    // The deflate data after the 10-byte header `gzip()` writes.
+    let mut out = vec![0; len + 1024];
+    let mut inflate = flate2::Decompress::new(false);
+    inflate
+        .decompress(&file[10..], &mut out, flate2::FlushDecompress::Finish)
+        .is_err()
+}
+
+/// How many of `units` (records or rows, in order) lie whole in the first `n` bytes.
+fn whole_within(units: &[Vec<u8>], n: usize) -> usize {
+    let mut end = 0;
+    units
+        .iter()
+        .take_while(|u| {
+            end += u.len();
+            end <= n
+        })
+        .count()
+}
+
+/// One CSV row of a robots.txt dump.
+fn csv_row(i: usize) -> Vec<u8> {
+    format!(
+        "{},200,\"User-agent: *\nDisallow: /private{i}/\n\"\n",
+        host_uri(i)
+    )
+    .into_bytes()
+}
+
+#[test]
+fn whole_file_zstd_keeps_the_records_decoded_before_the_damage() {
+    // Issue 63: a file compressed as one zstd frame and damaged in the middle lost the
+    // records decoded before the damage (the decoder reports no output for a call that
+    // fails, and one call used to decode many blocks). WARC and CSV, zstd and gzip, a
+    // bit flip and a run of LF bytes over the compressed data.
+    let warc: Vec<Vec<u8>> = (0..4000).map(robots_record).collect();
+    let mut csv = vec![b"url,status,body\n".to_vec()];
+    csv.extend((0..4000).map(csv_row));
+    for (units, name) in [(&warc, "x.warc"), (&csv, "x.csv")] {
+        let plain = units.concat();
+        for zstd in [true, false] {
+            let compressed = if zstd {
+                zstd::encode_all(&plain[..], 3).unwrap()
+            } else {
+                gzip(&plain)
+            };
+            for damage in ["flip", "lf"] {
+                let damaged = |at: usize| {
+                    let mut file = compressed.clone();
+                    match damage {
+                        "flip" => file[at] ^= 0x24,
+                        _ => file[at..at + 635].fill(b'\n'),
+                    }
+                    file
+                };
+                // The first damage from the middle on that the decoder detects before
+                // the end (other damage may decode to other bytes, or fail only the
+                // checksum).
+                let (at, file) = (compressed.len() / 2..compressed.len() - 700)
+                    .map(|at| (at, damaged(at)))
+                    .find(|(_, file)| stops_early(file, zstd, plain.len()))
+                    .expect("damage the decoder detects");
+                let case = format!("{name} zstd={zstd} {damage}");
+                let prefix = decoded_prefix(&file[..at], zstd);
+                let whole = whole_within(units, prefix.len());
+                // The CSV header row is no capture.
+                let skip = usize::from(name.ends_with(".csv"));
+                let intact: Vec<String> = (0..whole - skip).map(host_uri).collect();
+                assert!(intact.len() > 1000, "{case}: {}", intact.len());
+                let hint = format!("{name}.{}", if zstd { "zst" } else { "gz" });
+                let d = open_bytes(file, &hint).unwrap();
+                let got = uris(&d);
+                assert!(got.len() >= intact.len(), "{case}: {} captures", got.len());
+                assert_eq!(&got[..intact.len()], intact.as_slice(), "{case}");
+                // The damage is one problem at the frame's (member's) start, at the
+                // decoded position reached, which its message gives.
+                let code = if zstd {
+                    "zstd_corrupt_frame"
+                } else {
+                    "gzip_corrupt_member"
+                };
+                let p = d.problems.iter().find(|p| p.code == code);
+                let p = p.unwrap_or_else(|| panic!("{case}: {:?}", d.problems));
+                assert_eq!(p.offset, 0, "{case}: {p:?}");
+                let reached = p.stream_offset.expect("the decoded position");
+                assert!(reached >= prefix.len() as u64, "{case}: {p:?}");
+                let said = format!("decompressed stream byte {reached})");
+                assert!(p.message.contains(&said), "{case}: {}", p.message);
+            }
+        }
+    }
+}
+
+/// A response record with the given HTTP head lines and body.
+fn response_with(i: usize, headers: &str, body: &[u8]) -> Vec<u8> {
+    record("response", &host_uri(i), &http_block(headers, body))
+}
+
+#[test]
+fn http_problems_of_compressed_inputs_name_their_member_or_frame() {
+    // Issue 63: warnings found while reading a record's HTTP message carried their
+    // decompressed position as the file offset (often past the end of the file). Now
+    // each names the start of the member / frame holding the record (0 for a file
+    // compressed as a whole) and keeps the decompressed position as its stream offset;
+    // in a plain file, a byte inside the record.
+    let gz_body = gzip(b"User-agent: *\nDisallow: /\n");
+    let damaged = [
+        (
+            "chunked_malformed",
+            response_with(
+                1,
+                "Transfer-Encoding: chunked\r\n",
+                b"-5\r\nhello\r\n0\r\n\r\n",
+            ),
+        ),
+        (
+            "chunked_incomplete",
+            response_with(2, "Transfer-Encoding: chunked\r\n", b"5\r\nhello\r\n"),
+        ),
+        (
+            "content_decoding_incomplete",
+            response_with(
+                3,
+                "Content-Encoding: gzip\r\n",
+                &gz_body[..gz_body.len() / 2],
+            ),
+        ),
+        (
+            "content_decoding_failed",
+            response_with(4, "Content-Encoding: deflate\r\n", b"not deflate at all"),
+        ),
+        (
+            "http_bad_status_line",
+            record(
+                "response",
+                &host_uri(5),
+                b"HTTP/1.1 2x0 OK\r\n\r\nUser-agent: *\n",
+            ),
+        ),
+    ];
+    let mut records: Vec<Vec<u8>> = (0..12).map(robots_record).collect();
+    for (i, (_, rec)) in damaged.iter().enumerate() {
+        records[2 * i + 1] = rec.clone();
+    }
+    let plain = records.concat();
+    let per_gz: Vec<Vec<u8>> = records.iter().map(|r| gzip(r)).collect();
+    let per_zst: Vec<Vec<u8>> = records
+        .iter()
+        .map(|r| zstd::encode_all(&r[..], 3).unwrap())
+        .collect();
+    let layouts = [
+        ("plain", plain.clone(), "x.warc"),
+        ("gzip per record", per_gz.concat(), "x.warc.gz"),
+        ("zstd per record", per_zst.concat(), "x.warc.zst"),
+        ("gzip whole", gzip(&plain), "x.warc.gz"),
+        (
+            "zstd whole",
+            zstd::encode_all(&plain[..], 3).unwrap(),
+            "x.warc.zst",
+        ),
+    ];
+    for (layout, file, hint) in layouts {
+        let size = file.len() as u64;
+        let d = open_bytes(file, hint).unwrap();
+        assert_eq!(d.captures.len(), 12, "{layout}: {:?}", d.problems);
+        assert!(d.problems.is_empty(), "{layout}: {:?}", d.problems);
+        for (i, (code, rec)) in damaged.iter().enumerate() {
+            let c = &d.captures[2 * i + 1];
+            let codes: Vec<_> = c.warnings.iter().map(|w| w.code).collect();
+            assert_eq!(codes, [*code], "{layout}");
+            let w = &c.warnings[0];
+            assert!(w.offset < size, "{layout} {code}: {w:?} in {size} bytes");
+            // The record's bytes in the decompressed stream.
+            let (from, to) = (c.stream_offset, c.stream_offset + rec.len() as u64);
+            match layout {
+                "plain" => {
+                    assert!((from..to).contains(&w.offset), "{layout} {code}: {w:?}");
+                    assert_eq!(w.stream_offset, None, "{layout} {code}");
+                }
+                _ => {
+                    let unit = if layout.ends_with("whole") {
+                        0
+                    } else {
+                        c.file_offset
+                    };
+                    assert_eq!(w.offset, unit, "{layout} {code}: {w:?}");
+                    let at = w.stream_offset.expect("a compressed input keeps it");
+                    assert!((from..to).contains(&at), "{layout} {code}: {w:?}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn junk_before_the_first_member_of_a_compressed_csv_is_one_problem() {
+    // Issue 63: damage before the header row of a compressed CSV (junk before its first
+    // gzip member or zstd frame) made the whole input one row without an offset, and
+    // none of its rows were read. Now the junk is a problem at byte 0 and every row is
+    // read after it.
+    let mut csv = b"url,status,body\n".to_vec();
+    csv.extend((0..50).flat_map(csv_row));
+    let want: Vec<String> = (0..50).map(host_uri).collect();
+    let gzip_junk = b"\x1f\x8b".repeat(35_001);
+    let nuls = [0u8; 16];
+    for (junk, compressed, hint, code) in [
+        (&nuls[..], gzip(&csv), "dump.csv.gz", "gzip_junk"),
+        (
+            &gzip_junk[..],
+            gzip(&csv),
+            "dump.csv.gz",
+            "gzip_corrupt_member",
+        ),
+        (
+            &nuls[..],
+            zstd::encode_all(&csv[..], 3).unwrap(),
+            "dump.csv.zst",
+            "zstd_corrupt_frame",
+        ),
+    ] {
+        let mut file = junk.to_vec();
+        file.extend(compressed);
+        let d = open_bytes(file, hint).unwrap();
+        assert_eq!(uris(&d), want, "{hint} after {} junk bytes", junk.len());
+        let found: Vec<_> = d.problems.iter().map(|p| (p.code, p.offset)).collect();
+        assert_eq!(found, [(code, 0)], "{hint}: {:?}", d.problems);
+    }
+    // A whole-file zstd CSV damaged inside its header's block: no row can be read, and
+    // the problem is one event with its offset, not an unreadable input.
+    let mut file = zstd::encode_all(&csv[..], 3).unwrap();
+    file[12..40].fill(0xff);
+    let d = open_bytes(file, "dump.csv.zst").unwrap();
+    assert!(d.captures.is_empty());
+    let found: Vec<_> = d.problems.iter().map(|p| (p.code, p.offset)).collect();
+    assert_eq!(found, [("zstd_corrupt_frame", 0)], "{:?}", d.problems);
+}
+
+/// A zstd frame of one raw block declaring `size` bytes, holding `data` (no checksum).
+fn zstd_raw_frame(data: &[u8], size: usize) -> Vec<u8> {
+    // Magic; descriptor: no content size, window descriptor present; window 2^17.
+    let mut f = vec![0x28, 0xb5, 0x2f, 0xfd, 0x00, 0x38];
+    let header = (size as u32) << 3 | 1; // Raw_Block, Last_Block
+    f.extend_from_slice(&header.to_le_bytes()[..3]);
+    f.extend_from_slice(data);
+    f
+}
+
+#[test]
+fn zstd_frame_that_runs_to_the_end_gives_back_the_frames_it_read() {
+    // A frame whose block size is damaged takes the frames after it as its own data up
+    // to the end of the file, without a decoding error: those frames are read again
+    // from the first one among the bytes it read (as for a gzip member, above).
+    let records: Vec<Vec<u8>> = (0..6).map(robots_record).collect();
+    let frames: Vec<Vec<u8>> = records
+        .iter()
+        .map(|r| zstd::encode_all(&r[..], 3).unwrap())
+        .collect();
+    let mut file = frames[..2].concat();
+    let damaged_at = file.len() as u64;
+    // Record 2's frame says its raw block runs 60 KiB, past the end of the file: its
+    // data (the record, then the later frames' bytes) is returned as it streams in.
+    file.extend(zstd_raw_frame(&records[2], 60 * 1024));
+    file.extend(frames[3..].concat());
+    // The same frame with its true size is valid.
+    let valid = zstd_raw_frame(&records[2], records[2].len());
+    let d = open_bytes([&frames[..2].concat()[..], &valid].concat(), "x.warc.zst").unwrap();
+    assert_eq!(uris(&d), [host_uri(0), host_uri(1), host_uri(2)]);
+    let d = open_bytes(file, "x.warc.zst").unwrap();
+    let want: Vec<String> = (0..6).map(host_uri).collect();
+    assert_eq!(uris(&d), want, "{:?}", d.problems);
+    let found: Vec<_> = d.problems.iter().map(|p| (p.code, p.offset)).collect();
+    assert_eq!(
+        found,
+        [("zstd_corrupt_frame", damaged_at)],
+        "{:?}",
+        d.problems
+    );
+}
+
+#[test]
+fn problems_of_an_empty_block_are_inside_its_record() {
+    // A Content-Length of 0 before a block's bytes: the record is its header alone, and
+    // its missing status line is located at the record, not at the byte after it (the
+    // start of the bytes that follow, reported as a problem of their own).
+    let mut file: Vec<u8> = (0..2).flat_map(robots_record).collect();
+    let rec = robots_record(2);
+    let cl: i64 = String::from_utf8_lossy(&rec)
+        .split("Content-Length: ")
+        .nth(1)
+        .and_then(|r| r.split('\r').next())
+        .unwrap()
+        .parse()
+        .unwrap();
+    file.extend(record_with_length_delta(2, -cl));
+    file.extend((3..5).flat_map(robots_record));
+    let d = open_bytes(file, "x.warc").unwrap();
+    let c = d
+        .captures
+        .iter()
+        .find(|c| c.target_uri == host_uri(2))
+        .expect("the record of the empty block");
+    let w = c
+        .warnings
+        .iter()
+        .find(|w| w.code == "http_bad_status_line")
+        .expect("no status line");
+    let record = c.file_offset..c.file_offset + c.file_length;
+    assert!(record.contains(&w.offset), "{w:?} outside {record:?}");
+}

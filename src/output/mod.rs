@@ -564,6 +564,7 @@ mod tests {
                         doc_id: None,
                         source: "in.warc.gz",
                         file_offset: Some((set * rows + row) as u64),
+                        stream_offset: None,
                         code: "warc_bad_header",
                         message: &message,
                     });

@@ -66,6 +66,8 @@ pub struct Problem<'a> {
     pub doc_id: Option<DocId>,
     pub source: &'a str,
     pub file_offset: Option<u64>,
+    /// Where the problem is in the decompressed stream of a compressed input.
+    pub stream_offset: Option<u64>,
     pub code: &'a str,
     pub message: &'a str,
 }
@@ -245,6 +247,7 @@ impl Errors {
             self.doc_id.append_value(info.doc_id);
             self.source.append_value(info.source);
             self.file_offset.append_value(to_i64(info.file_offset));
+            self.stream_offset.append_null();
             self.origin.append_value("lint");
             self.line.append_value(f.line as i32);
             self.code.append_value(f.code.as_str());
@@ -258,6 +261,8 @@ impl Errors {
         self.doc_id.append_option(p.doc_id);
         self.source.append_value(p.source);
         self.file_offset.append_option(p.file_offset.map(to_i64));
+        self.stream_offset
+            .append_option(p.stream_offset.map(to_i64));
         self.origin.append_value("input");
         self.line.append_null();
         self.code.append_value(p.code);
@@ -684,6 +689,7 @@ Crawl-delay: 5\nSitemap: https://maps.example/s.xml\nHost: x\nClean-param: y\nFo
             doc_id: None,
             source: "in/b.warc.gz",
             file_offset: Some(77),
+            stream_offset: Some(5077),
             code: "warc_bad_header",
             message: "no WARC/1.x line",
         });
@@ -926,6 +932,7 @@ Crawl-delay: 5\nSitemap: https://maps.example/s.xml\nHost: x\nClean-param: y\nFo
                 ("doc_id", None),
                 ("source", Some("in/b.warc.gz")),
                 ("file_offset", Some("77")),
+                ("stream_offset", Some("5077")),
                 ("origin", Some("input")),
                 ("line", None),
                 ("code", Some("warc_bad_header")),
@@ -945,6 +952,7 @@ Crawl-delay: 5\nSitemap: https://maps.example/s.xml\nHost: x\nClean-param: y\nFo
                 ("doc_id", Some(&docid)),
                 ("source", Some("in/a.warc.gz")),
                 ("file_offset", Some("11")),
+                ("stream_offset", None),
                 ("origin", Some("lint")),
                 ("line", Some(&line)),
                 ("code", Some(finding.code.as_str())),
@@ -968,6 +976,7 @@ Crawl-delay: 5\nSitemap: https://maps.example/s.xml\nHost: x\nClean-param: y\nFo
                     doc_id: None,
                     source: "in.warc.gz",
                     file_offset: Some(i),
+                    stream_offset: None,
                     code: "warc_truncated",
                     message: "m",
                 });

@@ -177,7 +177,8 @@ table! {
     pub struct Errors => pub const ERRORS + CRAWL {
         doc_id: Uuid nullable => "Document the finding is about; null for input problems that made no document.",
         source: Utf8 required per_file => "Input file (path as given, or the http(s):// or s3:// URL).",
-        file_offset: Int64 nullable => "Byte offset in the input file (of the record, or where the problem was found; in a compressed input, the start of the gzip member or zstd frame holding it).",
+        file_offset: Int64 nullable => "Byte offset in the input file. An input problem: the byte where it was found (inside the record, or the first byte skipped) in a plain input; the start of the gzip member or zstd frame holding it (or the first byte of junk skipped between them) in a compressed input; always a byte of the file, null only for an input that could not be opened or fetched at all. A lint finding: its document's file_offset.",
+        stream_offset: Int64 nullable => "An input problem in the data of a compressed input: where it was found in the decompressed stream (for a corrupt gzip member or zstd frame, the decoded position reached: the records before it were kept), as the messages count bytes. Null in a plain input (file_offset is the byte), for junk between members or frames, and for lint findings (see their document's stream_offset).",
         origin: Utf8 required => "lint (robots.txt content) or input (archive / CSV reading).",
         line: Int32 nullable => "robots.txt line (0: the body as a whole) for lint; null for input problems.",
         code: Utf8 required => "Stable code; see schemas/README.md.",

@@ -39,6 +39,7 @@ pub fn problem_row<'a>(
         doc_id,
         source,
         file_offset: Some(problem.offset),
+        stream_offset: problem.stream_offset,
         code: problem.code,
         message: &problem.message,
     }

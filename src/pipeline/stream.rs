@@ -66,7 +66,8 @@ pub(super) fn record_unreadable(
     batches.problem(&Problem {
         doc_id: None,
         source,
-        file_offset: None,
+        file_offset: unreadable.offset,
+        stream_offset: unreadable.stream_offset,
         code: unreadable.code,
         message: &unreadable.message,
     });

@@ -251,5 +251,7 @@ fn panicked(panic: &(dyn std::any::Any + Send)) -> Unreadable {
              rows are kept: {what}"
         ),
         retry: false,
+        offset: None,
+        stream_offset: None,
     }
 }

@@ -5,6 +5,7 @@ mod changes;
 mod cli_check;
 mod conformance;
 mod damaged;
+mod damaged_samples;
 mod dataset;
 mod deploy;
 mod differential;

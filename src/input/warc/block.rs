@@ -56,10 +56,17 @@ impl WarcReader {
             chunked: false,
             encoding: Encoding::Identity,
         };
+        // Where its problems are: the block's first byte, or the record's start when the
+        // block has no byte (the byte after the header may be another record's).
+        let problem_at = if region.is_empty() {
+            self.head.start
+        } else {
+            at
+        };
         if !region.starts_with(b"HTTP/") {
             let shown = String::from_utf8_lossy(region.get(..40).unwrap_or(region)).into_owned();
-            cap.warnings
-                .push(self.problem_at(InputError::HttpBadStatusLine(format!("{shown:?}")), at));
+            let e = InputError::HttpBadStatusLine(format!("{shown:?}"));
+            cap.warnings.push(self.problem_at(e, problem_at));
             return (identity, 0);
         }
         let len = match header_end(region) {
@@ -73,7 +80,10 @@ impl WarcReader {
                 return (identity, 0);
             }
         };
-        let coding = parse_head(region.get(..len).unwrap_or_default(), at, cap);
+        let (coding, bad_status) = parse_head(region.get(..len).unwrap_or_default(), cap);
+        if let Some(e) = bad_status {
+            cap.warnings.push(self.problem_at(e, at));
+        }
         self.s.consume(len);
         (coding, len as u64)
     }

@@ -67,6 +67,8 @@ fn is_robots_uri(uri: &str) -> bool {
 /// The WARC header fields the reader needs beyond those copied into the capture.
 #[derive(Default)]
 struct RecordHead {
+    /// Stream offset of the record's version line.
+    start: u64,
     warc_type: String,
     content_length: Option<u64>,
 }
@@ -286,6 +288,7 @@ impl WarcReader {
     /// Reads one record whose version line is at the current position.
     fn read_record(&mut self, cap: &mut Capture) -> Event {
         let rec_start = self.s.pos();
+        self.head.start = rec_start;
         cap.clear();
         if let Err(event) = self.read_header(cap) {
             return event;
@@ -307,9 +310,7 @@ impl WarcReader {
                     chunked: false,
                     encoding: Encoding::Identity,
                 };
-                self.body.start(&coding, self.s.pos(), cap);
-                let outcome = self.stream_block(end, true, cap);
-                self.body.finish(cap);
+                let outcome = self.stream_body(&coding, end, true, cap);
                 self.is_part_of = Some(is_part_of(&cap.body).unwrap_or_default());
                 cap.body.clear();
                 outcome
@@ -320,17 +321,12 @@ impl WarcReader {
                     chunked: false,
                     encoding: Encoding::Identity,
                 };
-                self.body.start(&coding, self.s.pos(), cap);
-                let outcome = self.stream_block(end, true, cap);
-                self.body.finish(cap);
-                outcome
+                self.stream_body(&coding, end, true, cap)
             }
             Some(_) => {
                 let (coding, _) = self.read_http_head(block_len, cap);
                 let is_revisit = kind == Some(CaptureKind::Revisit);
-                self.body.start(&coding, self.s.pos(), cap);
-                let outcome = self.stream_block(end, !is_revisit, cap);
-                self.body.finish(cap);
+                let outcome = self.stream_body(&coding, end, !is_revisit, cap);
                 if is_revisit {
                     // A revisit stores no payload; whatever follows the head is not one.
                     cap.body.clear();
@@ -363,6 +359,31 @@ impl WarcReader {
             }
             None => Event::Skipped(self.head.warc_type.clone()),
         }
+    }
+
+    /// Streams the rest of the block up to `end` through the body decoder (into the
+    /// capture when `keep`); its warnings are located at the body's first byte (at the
+    /// record's start when the body is empty: a byte of the record either way).
+    fn stream_body(
+        &mut self,
+        coding: &Coding,
+        end: u64,
+        keep: bool,
+        cap: &mut Capture,
+    ) -> BlockEnd {
+        let at = self.s.pos();
+        self.body.start(coding);
+        let outcome = self.stream_block(end, keep, cap);
+        self.body.finish(cap);
+        let at = if self.s.pos() > at {
+            at
+        } else {
+            self.head.start
+        };
+        let src = self.s.source();
+        cap.warnings
+            .extend(self.body.take_warnings().map(|e| src.problem_at(e, at)));
+        outcome
     }
 
     /// Checks that the next record starts right after this one and fills the offsets.
@@ -444,12 +465,12 @@ impl WarcReader {
         Event::Problem(self.fold_notes(self.problem_at(InputError::WarcPadding(msg), from)))
     }
 
-    /// A problem of the WARC layer at stream offset `at`, located in the file
+    /// A problem of the WARC or HTTP layer at stream offset `at`, located in the file
     /// (`errors.file_offset` is a byte of the input file): `at` itself for a plain input,
-    /// else the start of the gzip member / zstd frame holding that byte (the messages
-    /// give the decompressed position where it matters).
+    /// else the start of the gzip member / zstd frame holding that byte, `at` kept as
+    /// its stream offset.
     fn problem_at(&self, e: InputError, at: u64) -> InputProblem {
-        e.at(self.s.source().file_offset(at))
+        self.s.source().problem_at(e, at)
     }
 
     fn stream_name(&self) -> &'static str {
