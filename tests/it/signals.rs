@@ -381,22 +381,33 @@ fn leak(s: Option<String>) -> Option<&'static str> {
     s.map(|s| &*Box::leak(s.into_boxed_str()))
 }
 
-#[test]
-fn signals_table_and_agent_preferences_end_to_end() {
-    let dir = scratch("signals");
-    let bodies: [(&str, u16, &str); 4] = [
-        ("https://cf.example/robots.txt", 200, CLOUDFLARE),
-        ("https://aipref.example/robots.txt", 200, AIPREF),
-        ("https://misc.example/robots.txt", 200, MISC),
-        // Not parsed: no signal rows, and the agents' AI-use columns are empty.
-        (
-            "https://gone.example/robots.txt",
-            404,
-            "User-agent: GPTBot\nContent-Usage: train-ai=n\n",
-        ),
-    ];
+/// The test documents: (URL, HTTP status, body).
+const BODIES: [(&str, u16, &str); 5] = [
+    // No signal; `*` blocks everyone, a block by no crawler's own group.
+    (
+        "https://star.example/robots.txt",
+        200,
+        "User-agent: *\nDisallow: /\n",
+    ),
+    ("https://cf.example/robots.txt", 200, CLOUDFLARE),
+    ("https://aipref.example/robots.txt", 200, AIPREF),
+    ("https://misc.example/robots.txt", 200, MISC),
+    // Not parsed: no signal rows, and the agents' AI-use columns are empty.
+    (
+        "https://gone.example/robots.txt",
+        404,
+        "User-agent: GPTBot\nContent-Usage: train-ai=n\n",
+    ),
+];
+
+/// The agents the runs ask about.
+const AGENTS: &str = "GPTBot,ClaudeBot,CCBot,Googlebot";
+
+/// [`BODIES`] as one WARC, run into `<scratch name>/out` (crawl `test-crawl`).
+fn run_bodies(name: &str) -> std::path::PathBuf {
+    let dir = scratch(name);
     let mut warc = Vec::new();
-    for (url, status, body) in &bodies {
+    for (url, status, body) in &BODIES {
         warc.extend(gz_record(
             "response",
             url,
@@ -412,7 +423,7 @@ fn signals_table_and_agent_preferences_end_to_end() {
         .arg("--out")
         .arg(&out)
         .args(["--quiet", "--default-crawl", "test-crawl"])
-        .args(["--agents", "GPTBot,ClaudeBot,CCBot,Googlebot"])
+        .args(["--agents", AGENTS])
         .output()
         .expect("run robots-census");
     assert_eq!(
@@ -421,6 +432,13 @@ fn signals_table_and_agent_preferences_end_to_end() {
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
+    out
+}
+
+#[test]
+fn signals_table_and_agent_preferences_end_to_end() {
+    let out = run_bodies("signals");
+    let bodies = BODIES;
 
     let docs = read_table(&out, "documents");
     let url_of: HashMap<String, String> = ids(&docs, "doc_id")
@@ -593,6 +611,10 @@ fn signals_table_and_agent_preferences_end_to_end() {
             ("https://gone.example/robots.txt", agent),
             (None, None, None, false),
         );
+        want_agents.insert(
+            ("https://star.example/robots.txt", agent),
+            (None, None, None, false),
+        );
     }
     let a = read_table(&out, "agents");
     let rows = ids(&a, "doc_id")
@@ -625,4 +647,245 @@ fn signals_table_and_agent_preferences_end_to_end() {
         })
         .collect();
     assert_eq!(got_agents, want_agents);
+}
+
+/// What `signal_adoption.sql` says a line states (its `says` column), from a row of
+/// the signals table.
+fn says(kind: &str, row: &BTreeMap<&str, Option<String>>) -> String {
+    let or = |name: &str, none: &str| row[name].clone().unwrap_or_else(|| none.to_owned());
+    match kind {
+        "content-usage" => format!(
+            "train-ai={} search={}",
+            or("train_ai", "unknown"),
+            or("search", "unknown")
+        ),
+        "content-signal" => format!(
+            "ai-train={} search={} ai-input={} use={}",
+            or("ai_train", "unset"),
+            or("search_signal", "unset"),
+            or("ai_input", "unset"),
+            or("use", "unset")
+        ),
+        "license" => match row["license_same_host"].as_deref() {
+            Some("true") => "same-host".to_owned(),
+            Some("false") => "other-host".to_owned(),
+            _ => "unresolved".to_owned(),
+        },
+        _ => String::new(),
+    }
+}
+
+/// queries/signal_adoption.sql, own_group_blocks.sql, agent_mentions.sql,
+/// signal_contradictions.sql and cloudflare_managed.sql in DuckDB and Spark SQL, against
+/// counts made here from the rows of the tables (each host has one capture, so the
+/// latest capture per host is every parsed document).
+#[test]
+#[cfg_attr(
+    not(feature = "external-tests"),
+    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+)]
+fn signal_queries_count_what_the_rows_say() {
+    let out = run_bodies("signal-queries");
+    let docs = read_table(&out, "documents");
+    let parsed: BTreeMap<String, String> = ids(&docs, "doc_id")
+        .into_iter()
+        .zip(strings(&docs, "host"))
+        .zip(ints(&docs, "http_status"))
+        .filter(|(_, status)| status.is_some_and(|s| (200..300).contains(&s)))
+        .map(|((id, host), _)| (id.expect("doc_id"), host.expect("host")))
+        .collect();
+    let hosts = parsed.len() as f64;
+    assert_eq!(hosts, 4.0);
+    let pct = |n: i64, of: f64| (10000.0 * n as f64 / of).round() / 100.0;
+
+    // signal_adoption: (kind, says, valid) -> (hosts, lines).
+    let t = read_table(&out, "signals");
+    let names = [
+        "kind",
+        "train_ai",
+        "search",
+        "ai_train",
+        "ai_input",
+        "search_signal",
+        "use",
+    ];
+    let columns: Vec<Vec<Option<String>>> = names.iter().map(|n| strings(&t, n)).collect();
+    let same_host = bools(&t, "license_same_host");
+    let valid = bools(&t, "valid");
+    let doc_ids = ids(&t, "doc_id");
+    let mut adoption: BTreeMap<(String, String, bool), (BTreeSet<String>, i64)> = BTreeMap::new();
+    let mut managed: BTreeSet<String> = BTreeSet::new();
+    let mut managed_signal: BTreeSet<String> = BTreeSet::new();
+    let cf_flag = bools(&t, "cloudflare_managed");
+    for i in 0..doc_ids.len() {
+        let host = parsed[doc_ids[i].as_ref().expect("doc_id")].clone();
+        let mut row: BTreeMap<&str, Option<String>> = names
+            .iter()
+            .zip(&columns)
+            .map(|(n, c)| (*n, c[i].clone()))
+            .collect();
+        row.insert("license_same_host", same_host[i].map(|b| b.to_string()));
+        let kind = row["kind"].clone().expect("kind");
+        if kind == "cloudflare-managed" {
+            managed.insert(host.clone());
+        }
+        if kind == "content-signal" && cf_flag[i] == Some(true) {
+            managed_signal.insert(host.clone());
+        }
+        let entry = adoption
+            .entry((kind.clone(), says(&kind, &row), valid[i].expect("valid")))
+            .or_default();
+        entry.0.insert(host);
+        entry.1 += 1;
+    }
+
+    // The agents' rows of parsed documents.
+    let a = read_table(&out, "agents");
+    let agent_rows: Vec<(String, bool, bool, bool, Option<String>, Option<String>)> =
+        ids(&a, "doc_id")
+            .into_iter()
+            .zip(strings(&a, "agent"))
+            .zip(bools(&a, "named"))
+            .zip(bools(&a, "root_allowed"))
+            .zip(bools(&a, "mentioned"))
+            .zip(strings(&a, "usage_train_ai"))
+            .zip(strings(&a, "signal_ai_train"))
+            .filter(|((((((id, _), _), _), _), _), _)| {
+                parsed.contains_key(id.as_ref().expect("doc_id"))
+            })
+            .map(
+                |((((((_, agent), named), root), mentioned), usage), signal)| {
+                    (
+                        agent.expect("agent"),
+                        named.expect("named"),
+                        root.expect("root_allowed of a parsed document"),
+                        mentioned.expect("mentioned"),
+                        usage,
+                        signal,
+                    )
+                },
+            )
+            .collect();
+    let count =
+        |agent: &str,
+         f: &dyn Fn(&(String, bool, bool, bool, Option<String>, Option<String>)) -> bool| {
+            agent_rows.iter().filter(|r| r.0 == agent && f(r)).count() as i64
+        };
+
+    let files: Vec<std::path::PathBuf> = [
+        "signal_adoption",
+        "own_group_blocks",
+        "agent_mentions",
+        "signal_contradictions",
+        "cloudflare_managed",
+    ]
+    .iter()
+    .map(|n| crate::support::repo().join(format!("queries/{n}.sql")))
+    .collect();
+    for (engine, results) in crate::support::duckdb_and_spark_results(&out, &files) {
+        let rows = |name: &str| crate::support::named_rows(&results[name]);
+        let num = |v: &serde_json::Value| v.as_f64().expect("number");
+
+        let got: BTreeMap<(String, String, bool), (i64, i64, f64)> = rows("signal_adoption")
+            .iter()
+            .map(|r| {
+                assert_eq!(r["crawl"], "test-crawl");
+                (
+                    (
+                        r["kind"].as_str().expect("kind").to_owned(),
+                        r["says"].as_str().expect("says").to_owned(),
+                        r["valid"].as_bool().expect("valid"),
+                    ),
+                    (
+                        num(&r["hosts"]) as i64,
+                        num(&r["lines"]) as i64,
+                        num(&r["hosts_pct"]),
+                    ),
+                )
+            })
+            .collect();
+        let want: BTreeMap<(String, String, bool), (i64, i64, f64)> = adoption
+            .iter()
+            .map(|(k, (h, lines))| {
+                (
+                    k.clone(),
+                    (h.len() as i64, *lines, pct(h.len() as i64, hosts)),
+                )
+            })
+            .collect();
+        assert_eq!(got, want, "{engine}: signal_adoption");
+
+        for agent in AGENTS.split(',') {
+            let find = |file: &str| {
+                rows(file)
+                    .into_iter()
+                    .find(|r| r["agent"] == agent)
+                    .unwrap_or_else(|| panic!("{engine}: {file} has no row for {agent}"))
+            };
+            let r = find("own_group_blocks");
+            let own = count(agent, &|r| r.1 && !r.2);
+            let any = count(agent, &|r| !r.2);
+            assert_eq!(
+                (
+                    num(&r["hosts"]),
+                    num(&r["own_group_blocks"]),
+                    num(&r["any_block"])
+                ),
+                (hosts, own as f64, any as f64),
+                "{engine}: own_group_blocks for {agent}"
+            );
+            assert_eq!(num(&r["own_group_pct"]), pct(own, hosts));
+            let r = find("agent_mentions");
+            let mentioned = count(agent, &|r| r.3);
+            let named = count(agent, &|r| r.1);
+            assert_eq!(
+                (
+                    num(&r["mentioned"]),
+                    num(&r["named"]),
+                    num(&r["mentioned_pct"])
+                ),
+                (mentioned as f64, named as f64, pct(mentioned, hosts)),
+                "{engine}: agent_mentions for {agent}"
+            );
+            if agent == "Googlebot" {
+                assert!(rows("signal_contradictions")
+                    .iter()
+                    .all(|r| r["agent"] != agent));
+                continue;
+            }
+            let refuses = |r: &(String, bool, bool, bool, Option<String>, Option<String>)| {
+                r.4.as_deref() == Some("n") || r.5.as_deref() == Some("no")
+            };
+            let r = find("signal_contradictions");
+            assert_eq!(
+                (
+                    num(&r["refuse_training"]),
+                    num(&r["refuse_but_crawl"]),
+                    num(&r["allow_but_block"])
+                ),
+                (
+                    count(agent, &refuses) as f64,
+                    count(agent, &|r| refuses(r) && r.2) as f64,
+                    count(agent, &|r| r.5.as_deref() == Some("yes") && !r.2) as f64
+                ),
+                "{engine}: signal_contradictions for {agent}"
+            );
+        }
+
+        let cf = rows("cloudflare_managed");
+        assert_eq!(cf.len(), 1, "{engine}");
+        assert_eq!(
+            (
+                num(&cf[0]["hosts"]),
+                num(&cf[0]["managed"]),
+                num(&cf[0]["managed_with_signal"])
+            ),
+            (hosts, managed.len() as f64, managed_signal.len() as f64),
+            "{engine}: cloudflare_managed"
+        );
+    }
+    // The bodies give each count something to find.
+    assert_eq!(managed.len(), 1);
+    assert!(agent_rows.iter().any(|r| r.1 && !r.2) && agent_rows.iter().any(|r| r.3));
+    assert!(agent_rows.iter().any(|r| !r.1 && !r.2), "a block by `*`");
 }
