@@ -649,6 +649,10 @@ fn signals_table_and_agent_preferences_end_to_end() {
     assert_eq!(got_agents, want_agents);
 }
 
+/// An agents row of a parsed document: (agent, named, root_allowed, mentioned,
+/// usage_train_ai, signal_ai_train).
+type AgentFacts = (String, bool, bool, bool, Option<String>, Option<String>);
+
 /// What `signal_adoption.sql` says a line states (its `says` column), from a row of
 /// the signals table.
 fn says(kind: &str, row: &BTreeMap<&str, Option<String>>) -> String {
@@ -741,36 +745,33 @@ fn signal_queries_count_what_the_rows_say() {
 
     // The agents' rows of parsed documents.
     let a = read_table(&out, "agents");
-    let agent_rows: Vec<(String, bool, bool, bool, Option<String>, Option<String>)> =
-        ids(&a, "doc_id")
-            .into_iter()
-            .zip(strings(&a, "agent"))
-            .zip(bools(&a, "named"))
-            .zip(bools(&a, "root_allowed"))
-            .zip(bools(&a, "mentioned"))
-            .zip(strings(&a, "usage_train_ai"))
-            .zip(strings(&a, "signal_ai_train"))
-            .filter(|((((((id, _), _), _), _), _), _)| {
-                parsed.contains_key(id.as_ref().expect("doc_id"))
-            })
-            .map(
-                |((((((_, agent), named), root), mentioned), usage), signal)| {
-                    (
-                        agent.expect("agent"),
-                        named.expect("named"),
-                        root.expect("root_allowed of a parsed document"),
-                        mentioned.expect("mentioned"),
-                        usage,
-                        signal,
-                    )
-                },
-            )
-            .collect();
-    let count =
-        |agent: &str,
-         f: &dyn Fn(&(String, bool, bool, bool, Option<String>, Option<String>)) -> bool| {
-            agent_rows.iter().filter(|r| r.0 == agent && f(r)).count() as i64
-        };
+    let agent_rows: Vec<AgentFacts> = ids(&a, "doc_id")
+        .into_iter()
+        .zip(strings(&a, "agent"))
+        .zip(bools(&a, "named"))
+        .zip(bools(&a, "root_allowed"))
+        .zip(bools(&a, "mentioned"))
+        .zip(strings(&a, "usage_train_ai"))
+        .zip(strings(&a, "signal_ai_train"))
+        .filter(|((((((id, _), _), _), _), _), _)| {
+            parsed.contains_key(id.as_ref().expect("doc_id"))
+        })
+        .map(
+            |((((((_, agent), named), root), mentioned), usage), signal)| {
+                (
+                    agent.expect("agent"),
+                    named.expect("named"),
+                    root.expect("root_allowed of a parsed document"),
+                    mentioned.expect("mentioned"),
+                    usage,
+                    signal,
+                )
+            },
+        )
+        .collect();
+    let count = |agent: &str, f: &dyn Fn(&AgentFacts) -> bool| {
+        agent_rows.iter().filter(|r| r.0 == agent && f(r)).count() as i64
+    };
 
     let files: Vec<std::path::PathBuf> = [
         "signal_adoption",
@@ -853,9 +854,8 @@ fn signal_queries_count_what_the_rows_say() {
                     .all(|r| r["agent"] != agent));
                 continue;
             }
-            let refuses = |r: &(String, bool, bool, bool, Option<String>, Option<String>)| {
-                r.4.as_deref() == Some("n") || r.5.as_deref() == Some("no")
-            };
+            let refuses =
+                |r: &AgentFacts| r.4.as_deref() == Some("n") || r.5.as_deref() == Some("no");
             let r = find("signal_contradictions");
             assert_eq!(
                 (
