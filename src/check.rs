@@ -7,7 +7,8 @@
 use std::io::{self, Write};
 
 use robots_census_engine::{
-    Answer, Finding, Interpretations, Profile, RobotsTxt, Scope, Severity, Verdict,
+    Answer, Finding, Interpretations, Pref, Profile, RobotsTxt, Scope, Severity, UrlPath, UseLevel,
+    Verdict,
 };
 use serde_json::json;
 
@@ -36,7 +37,7 @@ pub fn check(body: &[u8], options: &CheckOptions, out: &mut dyn Write) -> io::Re
             let verdict = doc.verdict(agent, url);
             all_allowed &= verdict.allowed;
             let line = if options.json {
-                verdict_json(agent, url, &verdict)
+                verdict_json(&doc, agent, url, &verdict)
             } else {
                 verdict_text(agent, url, &verdict)
             };
@@ -169,7 +170,13 @@ fn verdict_text(agent: &[u8], url: &[u8], verdict: &Verdict<'_>) -> String {
     )
 }
 
-fn verdict_json(agent: &[u8], url: &[u8], verdict: &Verdict<'_>) -> String {
+/// One answer as JSON, with the agent's AI-use preferences for the URL: AIPREF's
+/// (the agents table's usage_* columns, at this URL rather than '/'), Content Signals'
+/// and whether a user-agent line mentions the agent (null where nothing is stated).
+fn verdict_json(doc: &RobotsTxt<'_>, agent: &[u8], url: &[u8], verdict: &Verdict<'_>) -> String {
+    let usage = doc.usage_for(agent, &UrlPath::new(url));
+    let signals = doc.content_signals_for(agent);
+    let yes_no = |v: Option<bool>| v.map(|v| if v { "yes" } else { "no" });
     json!({
         "agent": lossy(agent),
         "url": lossy(url),
@@ -178,6 +185,15 @@ fn verdict_json(agent: &[u8], url: &[u8], verdict: &Verdict<'_>) -> String {
         "pattern": verdict.pattern().map(lossy),
         "directive": verdict.directive().map(|d| d.as_str()),
         "scope": verdict.scope.as_str(),
+        "preferences": {
+            "usage_train_ai": usage.train_ai.map(Pref::as_str),
+            "usage_search": usage.search.map(Pref::as_str),
+            "signal_ai_train": yes_no(signals.ai_train),
+            "signal_ai_input": yes_no(signals.ai_input),
+            "signal_search": yes_no(signals.search),
+            "signal_use": signals.use_level.map(UseLevel::as_str),
+            "mentioned": doc.mentions_agent(agent),
+        },
     })
     .to_string()
 }

@@ -44,7 +44,7 @@ pub enum Command {
 
 const QUERY_AFTER_HELP: &str = "\
 The dataset's tables are registered by name: documents, groups, rules, sitemaps, errors,
-verdicts, agents, readings (run --profiles), sites, ranks (robots-census sites) and
+verdicts, agents, signals, readings (run --profiles), sites, ranks (robots-census sites) and
 changes (robots-census changes). Only finished tasks are read; a derived table made from
 another state of the dataset is refused. The statements of the SQL run in order; the
 last one's rows are written. See queries/README.md.
@@ -267,7 +267,7 @@ pub struct SitesArgs {
 
 const RUN_AFTER_HELP: &str = "\
 Output: <OUT>/<table>/crawl=<CRAWL>/<task>.parquet for the tables documents, groups, rules,
-sitemaps, errors, verdicts, agents (see --tables), <OUT>/_manifests/<task>.json per task
+sitemaps, errors, verdicts, agents, signals (see --tables), <OUT>/_manifests/<task>.json per task
 (written last), and <OUT>/_dataset.json (the settings). A task is K consecutive inputs of
 the sorted input list (--inputs-per-task).
 
@@ -348,8 +348,8 @@ pub struct RunArgs {
     pub strict: bool,
 
     /// Tables to write besides documents and errors (always written), comma-separated
-    /// from groups, rules, sitemaps, verdicts, agents, readings [default: all of them
-    /// but readings, which --profiles adds].
+    /// from groups, rules, sitemaps, verdicts, agents, signals, readings, or all [default:
+    /// all of them but readings, which --profiles adds].
     #[arg(long, value_name = "LIST")]
     pub tables: Option<String>,
 

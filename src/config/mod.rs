@@ -61,7 +61,7 @@ pub enum ConfigError {
     #[error("--shard auto/N: neither JOB_COMPLETION_INDEX (Kubernetes) nor AWS_BATCH_JOB_ARRAY_INDEX (AWS Batch) is set")]
     ShardIndexUnset,
     #[error(
-        "--tables: unknown table {0:?} (choose from groups, rules, sitemaps, verdicts, agents)"
+        "--tables: unknown table {0:?} (choose from groups, rules, sitemaps, verdicts, agents, signals, readings, all)"
     )]
     UnknownTable(String),
     #[error("{agents} agents x {urls} URLs per document is {questions} questions per document; at most {MAX_QUESTIONS_PER_DOCUMENT} fit (lower --agents, --paths or --urls-per-host)")]

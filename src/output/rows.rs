@@ -7,14 +7,16 @@ use std::sync::Arc;
 
 use arrow_array::{Array, RecordBatch, StringArray};
 use robots_census_engine::{
-    lossy_text, shown_excerpt, AgentSummary, Answer, Finding, ProbeClass, Profile, RobotsTxt,
-    RuleSetClass, Verdict,
+    license_target, lossy_text, shown_excerpt, AgentSummary, Answer, Finding, Pref, ProbeClass,
+    Profile, RobotsTxt, RuleSetClass, SignalKind, Usage, Verdict,
 };
 
 use crate::census::document::{cut_at_500kib, Counts, SitemapFacts};
 
 use super::schema::{Table, TableSet};
-use super::tables::{Agents, Documents, Errors, Groups, Readings, Rules, Sitemaps, Verdicts};
+use super::tables::{
+    Agents, Documents, Errors, Groups, Readings, Rules, Signals, Sitemaps, Verdicts,
+};
 use crate::census::readings::Reading;
 
 /// A document id: 128 bits, see [`crate::pipeline::doc_id`].
@@ -83,6 +85,22 @@ pub struct AgentRow<'a> {
     /// `None` when the body was not parsed.
     pub probe_class: Option<ProbeClass>,
     pub cc_class: Option<RuleSetClass>,
+    /// AIPREF's preferences for `/` ([`RobotsTxt::usage_for`]); all unknown when the
+    /// body was not parsed.
+    pub usage: Usage,
+    /// Content-Signal's ai-train for the agent ([`RobotsTxt::content_signals_for`]).
+    pub signal_ai_train: Option<bool>,
+    /// [`RobotsTxt::mentions_agent`]; false when the body was not parsed.
+    pub mentioned: bool,
+}
+
+/// `yes` or `no`, as Content Signals write them.
+fn yes_no(value: bool) -> &'static str {
+    if value {
+        "yes"
+    } else {
+        "no"
+    }
 }
 
 fn opt_str(s: &str) -> Option<&str> {
@@ -328,6 +346,56 @@ impl Agents {
             .append_option(row.probe_class.map(ProbeClass::as_str));
         self.cc_class
             .append_option(row.cc_class.map(RuleSetClass::as_str));
+        self.usage_train_ai
+            .append_option(row.usage.train_ai.map(Pref::as_str));
+        self.usage_search
+            .append_option(row.usage.search.map(Pref::as_str));
+        self.signal_ai_train
+            .append_option(row.signal_ai_train.map(yes_no));
+        self.mentioned.append_value(row.mentioned);
+    }
+}
+
+impl Signals {
+    /// One row per signal of `doc`; `url` is the robots.txt URL License values resolve
+    /// against.
+    fn append(&mut self, doc_id: DocId, url: &str, doc: &RobotsTxt<'_>) {
+        for signal in &doc.signals {
+            self.doc_id.append_value(doc_id);
+            self.line.append_value(signal.line as i32);
+            self.kind.append_value(signal.kind.as_str());
+            if let Some(group) = signal.group.and_then(|g| doc.groups.get(g as usize)) {
+                for agent in doc.group_agents(group) {
+                    self.agents.values().append_value(doc.text_of(agent.value));
+                }
+            }
+            self.agents.append(true);
+            self.path.append_option(signal.path.map(|p| doc.text_of(p)));
+            self.value.append_value(doc.text_of(signal.value));
+            self.valid.append_value(signal.is_valid());
+            self.problem
+                .append_option(signal.problem().map(|p| p.as_str()));
+            let usage = signal.kind == SignalKind::ContentUsage;
+            self.train_ai
+                .append_option(signal.usage.train_ai.filter(|_| usage).map(Pref::as_str));
+            self.search
+                .append_option(signal.usage.search.filter(|_| usage).map(Pref::as_str));
+            self.labels.append_option(signal.labels.map(|l| l.as_str()));
+            let s = &signal.content_signals;
+            self.ai_train.append_option(s.ai_train.map(yes_no));
+            self.ai_input.append_option(s.ai_input.map(yes_no));
+            self.search_signal.append_option(s.search.map(yes_no));
+            self.use_level
+                .append_option(s.use_level.map(|u| u.as_str()));
+            let license =
+                (signal.kind == SignalKind::License).then(|| license_target(signal.value, url));
+            self.license_url
+                .append_option(license.as_ref().and_then(|l| l.url.as_deref()));
+            self.license_same_host
+                .append_option(license.and_then(|l| l.same_host));
+            self.cloudflare_managed
+                .append_value(signal.cloudflare_managed);
+        }
     }
 }
 
@@ -372,6 +440,7 @@ pub struct Batches {
     verdicts: Verdicts,
     agents: Agents,
     readings: Readings,
+    signals: Signals,
     rows: usize,
 }
 
@@ -412,6 +481,10 @@ impl Batches {
             if self.wants(Table::Sitemaps) {
                 self.sitemaps.append(info.doc_id, info.host, doc);
                 self.rows += doc.sitemaps.len();
+            }
+            if self.wants(Table::Signals) {
+                self.signals.append(info.doc_id, info.url, doc);
+                self.rows += doc.signals.len();
             }
             self.errors.append_findings(info, &doc.findings);
             self.rows += doc.findings.len();
@@ -477,6 +550,7 @@ impl Batches {
             finish_if!(tables, Table::Verdicts, self.verdicts),
             finish_if!(tables, Table::Agents, self.agents),
             finish_if!(tables, Table::Readings, self.readings),
+            finish_if!(tables, Table::Signals, self.signals),
         ];
         // Every table ends with `crawl`, one value per batch: a slice of one column of
         // the value repeated, made again only when a batch is longer than it.
@@ -529,6 +603,11 @@ Crawl-delay: 5\nSitemap: https://maps.example/s.xml\nHost: x\nClean-param: y\nFo
 
     /// `batch` written to Parquet with the table's properties and read back.
     fn round_trip(table: Table, batch: &RecordBatch) -> RecordBatch {
+        // A table with no row (signals of a file without any) has no batch to read back.
+        if batch.num_rows() == 0 {
+            assert_eq!(batch.schema(), table.schema(), "{table:?}");
+            return batch.clone();
+        }
         let mut file = Vec::new();
         let mut writer = ArrowWriter::try_new(
             &mut file,
@@ -600,10 +679,9 @@ Crawl-delay: 5\nSitemap: https://maps.example/s.xml\nHost: x\nClean-param: y\nFo
         format!("{:?}", [n; 16])
     }
 
-    #[test]
-    fn every_column_reads_back_by_name() {
-        let doc = RobotsTxt::parse(BODY);
-        let info = DocInfo {
+    /// A document's facts with every optional one set.
+    fn info() -> DocInfo<'static> {
+        DocInfo {
             doc_id: [7; 16],
             source: "in/a.warc.gz",
             record_kind: "response",
@@ -633,7 +711,13 @@ Crawl-delay: 5\nSitemap: https://maps.example/s.xml\nHost: x\nClean-param: y\nFo
             location_key: Some("https://moved.example/robots.txt".to_owned()),
             robots_mime: true,
             host_name: Some("www.example.com"),
-        };
+        }
+    }
+
+    #[test]
+    fn every_column_reads_back_by_name() {
+        let doc = RobotsTxt::parse(BODY);
+        let info = info();
         let mut batches = Batches::new(TableSet::ALL, "CC-MAIN-2026-01");
         batches.document(&info, Some(&doc));
         let verdict = doc.verdict(b"a", b"/d3/x");
@@ -648,6 +732,12 @@ Crawl-delay: 5\nSitemap: https://maps.example/s.xml\nHost: x\nClean-param: y\nFo
                 classification: "partial_disallow",
                 probe_class: Some(ProbeClass::Partial),
                 cc_class: Some(RuleSetClass::AllowPart),
+                usage: Usage {
+                    train_ai: Some(Pref::Disallow),
+                    search: None,
+                },
+                signal_ai_train: Some(true),
+                mentioned: true,
             },
         );
         let urllib_answer = robots_census_engine::Answer {
@@ -894,6 +984,10 @@ Crawl-delay: 5\nSitemap: https://maps.example/s.xml\nHost: x\nClean-param: y\nFo
                 ("host", Some("host.example")),
                 ("probe_class", Some(ProbeClass::Partial.as_str())),
                 ("cc_class", Some(RuleSetClass::AllowPart.as_str())),
+                ("usage_train_ai", Some("n")),
+                ("usage_search", None),
+                ("signal_ai_train", Some("yes")),
+                ("mentioned", Some("true")),
                 crawl,
             ],
         );
@@ -1002,6 +1096,142 @@ Crawl-delay: 5\nSitemap: https://maps.example/s.xml\nHost: x\nClean-param: y\nFo
                 );
             }
         }
+    }
+
+    #[test]
+    fn signals_rows_read_back_by_name() {
+        // Line 1 before any group; lines 5 to 8 in Cloudflare's block, in the group.
+        let body = b"License: /l.xml\n# text and data mining reserved: Directive (EU) 2019/790\nUser-agent: a\nUser-agent: B\n# BEGIN Cloudflare Managed content\nContent-Usage: /p train-ai=n, bots=y\nContent-Signal: ai-train=no, ai-input=yes, search=yes, use=full\nLLM-Policy: https://x.example/llms.txt\n# END Cloudflare Managed Content\nDisallow: /\n";
+        let doc = RobotsTxt::parse(body);
+        let info = info();
+        let mut batches = Batches::new(TableSet::parse("signals").expect("list"), "C");
+        batches.document(&info, Some(&doc));
+        let tables: HashMap<Table, RecordBatch> = batches
+            .finish()
+            .expect("batches")
+            .into_iter()
+            .map(|(table, batch)| (table, round_trip(table, &batch)))
+            .collect();
+        let signals = &tables[&Table::Signals];
+        let docid = id(7);
+        let crawl = ("crawl", Some("C"));
+        assert_eq!(signals.num_rows(), 6);
+        let none = |name| (name, None);
+        check(
+            Table::Signals,
+            signals,
+            0,
+            &[
+                ("doc_id", Some(&docid)),
+                ("line", Some("1")),
+                ("kind", Some("license")),
+                ("agents", Some("")),
+                none("path"),
+                ("value", Some("/l.xml")),
+                ("valid", Some("false")),
+                ("problem", Some("license_not_absolute")),
+                none("train_ai"),
+                none("search"),
+                none("labels"),
+                none("ai_train"),
+                none("ai_input"),
+                none("search_signal"),
+                none("use"),
+                ("license_url", Some("https://www.example.com:8443/l.xml")),
+                ("license_same_host", Some("true")),
+                ("cloudflare_managed", Some("false")),
+                crawl,
+            ],
+        );
+        check(
+            Table::Signals,
+            signals,
+            1,
+            &[
+                ("doc_id", Some(&docid)),
+                ("line", Some("2")),
+                ("kind", Some("tdm-comment")),
+                ("agents", Some("")),
+                none("path"),
+                (
+                    "value",
+                    Some("text and data mining reserved: Directive (EU) 2019/790"),
+                ),
+                ("valid", Some("true")),
+                none("problem"),
+                none("train_ai"),
+                none("search"),
+                none("labels"),
+                none("ai_train"),
+                none("ai_input"),
+                none("search_signal"),
+                none("use"),
+                none("license_url"),
+                none("license_same_host"),
+                ("cloudflare_managed", Some("false")),
+                crawl,
+            ],
+        );
+        assert_eq!(
+            cell(signals, "kind", 2).as_deref(),
+            Some("cloudflare-managed")
+        );
+        check(
+            Table::Signals,
+            signals,
+            3,
+            &[
+                ("doc_id", Some(&docid)),
+                ("line", Some("6")),
+                ("kind", Some("content-usage")),
+                ("agents", Some("a|B")),
+                ("path", Some("/p")),
+                ("value", Some("/p train-ai=n, bots=y")),
+                ("valid", Some("false")),
+                ("problem", Some("legacy_label")),
+                ("train_ai", Some("n")),
+                none("search"),
+                ("labels", Some("mixed")),
+                none("ai_train"),
+                none("ai_input"),
+                none("search_signal"),
+                none("use"),
+                none("license_url"),
+                none("license_same_host"),
+                ("cloudflare_managed", Some("true")),
+                crawl,
+            ],
+        );
+        check(
+            Table::Signals,
+            signals,
+            4,
+            &[
+                ("doc_id", Some(&docid)),
+                ("line", Some("7")),
+                ("kind", Some("content-signal")),
+                ("agents", Some("a|B")),
+                none("path"),
+                (
+                    "value",
+                    Some("ai-train=no, ai-input=yes, search=yes, use=full"),
+                ),
+                ("valid", Some("true")),
+                none("problem"),
+                none("train_ai"),
+                none("search"),
+                none("labels"),
+                ("ai_train", Some("no")),
+                ("ai_input", Some("yes")),
+                ("search_signal", Some("yes")),
+                ("use", Some("full")),
+                none("license_url"),
+                none("license_same_host"),
+                ("cloudflare_managed", Some("true")),
+                crawl,
+            ],
+        );
+        assert_eq!(cell(signals, "kind", 5).as_deref(), Some("llm-policy"));
     }
 
     #[test]

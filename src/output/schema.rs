@@ -28,6 +28,8 @@ pub enum Table {
     /// Each interpretation profile's reading per (document, agent): only with
     /// `run --profiles` (or `--tables readings`).
     Readings,
+    /// The AI-use signal lines and comments.
+    Signals,
     /// Written by `robots-census sites`, not by `run`.
     Sites,
     /// The ranked host list `sites --ranks` stores in the dataset.
@@ -38,7 +40,7 @@ pub enum Table {
 
 impl Table {
     /// The tables `run` writes.
-    pub const ALL: [Table; 8] = [
+    pub const ALL: [Table; 9] = [
         Table::Documents,
         Table::Groups,
         Table::Rules,
@@ -47,6 +49,7 @@ impl Table {
         Table::Verdicts,
         Table::Agents,
         Table::Readings,
+        Table::Signals,
     ];
 
     /// Tables derived from the run's tables by later steps (`sites`).
@@ -62,6 +65,7 @@ impl Table {
             Table::Verdicts => "verdicts",
             Table::Agents => "agents",
             Table::Readings => "readings",
+            Table::Signals => "signals",
             Table::Sites => "sites",
             Table::Ranks => "ranks",
             Table::Changes => "changes",
@@ -78,6 +82,7 @@ impl Table {
             Table::Verdicts => "One row per (document, agent, URL) asked: robots.cc's answer from the parsed model.",
             Table::Agents => "One row per (document, agent): how the document treats that crawler.",
             Table::Readings => "One row per (parsed document, agent, profile): how each crawler family's parser reads the document for that agent, beside Google's (run --profiles).",
+            Table::Signals => "One row per AI-use signal line or comment of a parsed document (AIPREF Content-Usage, Cloudflare Content-Signal, RSL License, LLM-Policy, DisallowAITraining, text-and-data-mining reservations, Cloudflare's managed block), parsed and validated.",
             Table::Sites => "One row per (crawl, site, agent): the capture that decides for the site in that crawl, and what it says (robots-census sites).",
             Table::Ranks => "The ranked host list given to `sites --ranks`, one row per host.",
             Table::Changes => "One row per change of a site between two crawls of the sites table: status class, an agent's block, a rule line, a sitemap, or the site appearing or disappearing (robots-census changes).",
@@ -94,6 +99,7 @@ impl Table {
             Table::Verdicts => VERDICTS,
             Table::Agents => AGENTS,
             Table::Readings => READINGS,
+            Table::Signals => SIGNALS,
             Table::Sites => SITES,
             Table::Ranks => RANKS,
             Table::Changes => CHANGES,
@@ -146,10 +152,15 @@ impl TableSet {
             .collect()
     }
 
-    /// The required tables plus the comma-separated names in `list`.
+    /// The required tables plus the comma-separated names in `list`; `all` is every
+    /// table of a run.
     pub fn parse(list: &str) -> Result<TableSet, String> {
         let mut set = TableSet::REQUIRED;
         for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+            if name == "all" {
+                set.0 |= TableSet::ALL.0;
+                continue;
+            }
             // Only the run's tables: derived ones are written by their own step.
             let table = Table::ALL
                 .into_iter()
@@ -359,8 +370,8 @@ impl Column {
 }
 
 pub use super::tables::{
-    AGENTS, CHANGES, CRAWL, DOCUMENTS, ERRORS, GROUPS, RANKS, READINGS, RULES, SITEMAPS, SITES,
-    VERDICTS,
+    AGENTS, CHANGES, CRAWL, DOCUMENTS, ERRORS, GROUPS, RANKS, READINGS, RULES, SIGNALS, SITEMAPS,
+    SITES, VERDICTS,
 };
 
 /// An Arrow builder that hands its column over as an array. It is left empty, with
@@ -539,5 +550,10 @@ mod tests {
         }
         assert_eq!(TableSet::parse("rule").unwrap_err(), "rule");
         assert!(Table::ALL.iter().all(|t| TableSet::ALL.contains(*t)));
+        // `all` is every table of a run, signals and readings too.
+        assert_eq!(TableSet::parse("all"), Ok(TableSet::ALL));
+        let signals = TableSet::parse("signals").expect("signals is a run table");
+        assert!(signals.contains(Table::Signals) && !signals.contains(Table::Agents));
+        assert!(TableSet::DEFAULT.contains(Table::Signals));
     }
 }

@@ -25,19 +25,20 @@ macro_rules! builder_of {
     (TimestampUtc) => { UtcTimestampBuilder };
 }
 
-/// Declares one table: `name: Kind required|nullable [distinct|sorted|per_file] => "doc",`
-/// per column, in schema order. Generates `pub const LIST: &[Column]` (followed by
+/// Declares one table: `name ["column"]: Kind required|nullable [distinct|sorted|per_file] =>
+/// "doc",` per column, in schema order (`["column"]` names a column whose name is no Rust
+/// field name, such as `use`). Generates `pub const LIST: &[Column]` (followed by
 /// the `+ TAIL` column when given, which has no builder) and `pub struct Name` with a
 /// `pub` builder per column (`Default`) and `finish()`, the arrays in schema order.
 macro_rules! table {
     (
         $(#[$meta:meta])*
         pub struct $builders:ident => pub const $list:ident $(+ $tail:ident)? {
-            $( $name:ident : $kind:ident $null:ident $($layout:ident)? => $doc:expr, )*
+            $( $name:ident $([$column:literal])? : $kind:ident $null:ident $($layout:ident)? => $doc:expr, )*
         }
     ) => {
         pub const $list: &[Column] = &[
-            $( Column::new(stringify!($name), Kind::$kind, table!(@nullable $null), $doc)
+            $( Column::new(table!(@name $name $($column)?), Kind::$kind, table!(@nullable $null), $doc)
                 $(.$layout())?, )*
             $( $tail, )?
         ];
@@ -63,6 +64,8 @@ macro_rules! table {
     };
     (@nullable required) => { false };
     (@nullable nullable) => { true };
+    (@name $name:ident) => { stringify!($name) };
+    (@name $name:ident $column:literal) => { $column };
 }
 
 /// `documents.doc_id`, and the key every table of a run joins on.
@@ -150,7 +153,7 @@ table! {
         doc_id: Uuid required => DOC_ID_DOC,
         group_index: Int32 nullable => "The group the line belongs to; null before any user-agent line (ignored by Google).",
         line: Int32 required => "Line number.",
-        directive: Utf8 required => "allow, disallow, crawl-delay, request-rate, visit-time, host, clean-param, noindex, content-signal, or unknown.",
+        directive: Utf8 required => "allow, disallow, or for other lines the key robots.cc knows but does not use (kUnsupportedTags of google/robotstxt 4af32e5): clean-param, content-signal, content-usage, crawl-delay, domain, host, noarchive, nofollow, noindex, request-rate, revisit-after, visit-time; else unknown.",
         key: Utf8 required => "The key as written.",
         value: Utf8 required distinct => "The value as written.",
         pattern: Utf8 nullable distinct => "Allow/disallow: the percent-escaped pattern robots.cc matches; null for other directives.",
@@ -218,6 +221,34 @@ table! {
         host: Utf8 nullable => "URL host of the document, as documents.host (so this table can be used alone).",
         probe_class: Utf8 nullable => "The Somesite study's reading of robots.cc's verdicts: full, partial or none from probing '/', every allow/disallow path of the file (one trailing '$' dropped; percent-escaped as robots.cc escapes patterns, the URL a crawler requests) and a dummy path; null when the body was not parsed.",
         cc_class: Utf8 nullable => "Common Crawl's exact-rule-set class of the rules that apply to the agent (its groups, else '*'): disallow_all ({Disallow: /}), allow_all ({Allow: /}, {Allow: *}, {Allow: /*}, {Allow: }, {Disallow: } or none), allow_part, or not_addressed (no group for it nor '*'); null when the body was not parsed.",
+        usage_train_ai: Utf8 nullable => "y or n: the AIPREF train-ai preference the file's Content-Usage rules give the agent for '/' (draft-ietf-aipref-attach: the groups robots.cc applies to it, the longest matching path, n on ties); null when unknown, when '/' may not be crawled (no preference applies) or when the body was not parsed.",
+        usage_search: Utf8 nullable => "y or n: the same for AIPREF's search category.",
+        signal_ai_train: Utf8 nullable => "yes or no: Cloudflare Content-Signal's ai-train as it applies to the agent: the Content-Signal lines of the groups robots.cc applies to it, else those before any group (no wins a disagreement); null when none sets it or the body was not parsed.",
+        mentioned: Bool required => "Some user-agent line's value, lower-cased, is the agent's token lower-cased: the Web Almanac's mention (HTTPArchive custom metric robots_txt.js). Unlike named, `GPTBot/1.0` does not mention GPTBot. False when the body was not parsed.",
+    }
+}
+
+table! {
+    /// Builders of the `signals` columns (but `crawl`).
+    pub struct Signals => pub const SIGNALS + CRAWL {
+        doc_id: Uuid required => DOC_ID_DOC,
+        line: Int32 required => "Line number (as robots.cc numbers lines).",
+        kind: Utf8 required => "content-usage (IETF AIPREF), content-signal (Cloudflare; also its Content-Signals spelling), license (RSL), llm-policy, disallow-ai-training (draft-canel-robots-ai-control), tdm-comment (a comment reserving text-and-data-mining rights: it contains 2019/790, or `article` then blanks then a 4 not followed by a digit, ASCII case-insensitively), or cloudflare-managed (the `# BEGIN Cloudflare Managed content` comment opening Cloudflare's managed block).",
+        agents: Utf8List required => "User-agent values (as written) of the group the line lies in; empty before any user-agent line.",
+        path: Utf8 nullable => "content-usage: its optional path (a value starting with '/', up to the first blank); disallow-ai-training: its pattern; as written. Null otherwise.",
+        value: Utf8 required distinct => "The value as written, comment removed; for the comment kinds the comment's text after '#', trimmed.",
+        valid: Bool required => "Every part of the line means something under its specification: no problem.",
+        problem: Utf8 nullable => "Why the line is not valid, the first of: not_sf_dictionary (not an RFC 9651 dictionary: every category unknown), empty_value, outside_group (content-usage or disallow-ai-training before any user-agent line: it applies to no crawler), license_not_absolute, yes_no_in_content_usage (yes/no where AIPREF reads only y/n), y_n_in_content_signal (y/n where Cloudflare reads only yes/no), legacy_label (an AIPREF label of drafts before vocab-05), unknown_label, unknown_value. Each is also a lint finding of the errors table.",
+        train_ai: Utf8 nullable => "content-usage: y or n, the train-ai preference the line states under the current vocabulary; null when unknown (other Tokens, non-Tokens, absent, or no dictionary).",
+        search: Utf8 nullable => "content-usage: y or n for the search category; null when unknown.",
+        labels: Utf8 nullable => "content-usage: current (train-ai, search only), legacy (labels of vocab-01 to -04 only: all, bots, train-genai, ai-use, ai-output, tdm, ai, genai, inference), mixed (both); null when it used neither.",
+        ai_train: Utf8 nullable => "content-signal: yes or no for ai-train; null when the line does not set it.",
+        ai_input: Utf8 nullable => "content-signal: yes or no for ai-input.",
+        search_signal: Utf8 nullable => "content-signal: yes or no for search.",
+        use_level ["use"]: Utf8 nullable => "content-signal: immediate, reference or full (use=).",
+        license_url: Utf8 nullable => "license: the URL resolved against the robots.txt URL (WHATWG); null when it does not parse.",
+        license_same_host: Bool nullable => "license: its host is the robots.txt URL's host; null when either has none.",
+        cloudflare_managed: Bool required => "The line lies in Cloudflare's managed block (after `# BEGIN Cloudflare Managed content`, before `# END Cloudflare Managed Content`).",
     }
 }
 

@@ -3,7 +3,7 @@
 //! verdicts and agent classifications. Column values come from [`crate::census`];
 //! this module gathers them for [`crate::output::rows`] to append.
 
-use robots_census_engine::{Interpretations, Profile, RobotsTxt, UrlPath, Verdict};
+use robots_census_engine::{Interpretations, Profile, RobotsTxt, UrlPath, Usage, Verdict};
 
 use crate::census::readings::{readings, Reading};
 use crate::census::site_classes;
@@ -143,6 +143,9 @@ pub fn document(
                 classification: outcome.classification(),
                 probe_class: None,
                 cc_class: None,
+                usage: Usage::default(),
+                signal_ai_train: None,
+                mentioned: false,
             };
             batches.agent(doc_id, &row);
         }
@@ -246,18 +249,23 @@ fn ask_agents(
                 doc.rule_set_class(agent.as_bytes()),
             )
         });
-        (verdicts, summary, root_allowed, class, classes)
+        // The AI-use preferences for `/` (nothing to work out in a file without signals).
+        let signals = wants_classes.then(|| {
+            let usage = doc.usage_for(agent.as_bytes(), &UrlPath::new(b"/"));
+            (usage, doc.content_signals_for(agent.as_bytes()).ai_train)
+        });
+        (verdicts, summary, root_allowed, class, classes, signals)
     };
     let mut unnamed = None;
     for agent in &config.agents {
         let named;
-        let (verdicts, summary, root_allowed, class, classes) = if doc.names_agent(agent.as_bytes())
-        {
-            named = answer(agent);
-            &named
-        } else {
-            unnamed.get_or_insert_with(|| answer(agent))
-        };
+        let (verdicts, summary, root_allowed, class, classes, signals) =
+            if doc.names_agent(agent.as_bytes()) {
+                named = answer(agent);
+                &named
+            } else {
+                unnamed.get_or_insert_with(|| answer(agent))
+            };
         for (url, verdict) in urls.iter().zip(verdicts) {
             batches.verdict(doc_id, agent, url, verdict);
         }
@@ -271,6 +279,9 @@ fn ask_agents(
                 classification: class,
                 probe_class: classes.map(|c| c.0),
                 cc_class: classes.map(|c| c.1),
+                usage: signals.map(|s| s.0).unwrap_or_default(),
+                signal_ai_train: signals.and_then(|s| s.1),
+                mentioned: wants_classes && doc.mentions_agent(agent.as_bytes()),
             },
         );
     }

@@ -3,7 +3,9 @@
 //! The report groups agents by purpose (AI training, AI search and assistants, search
 //! engines, SEO and marketing, other): `purposes.tsv`, written by
 //! `scripts/agent_purposes.py` from ai.robots.txt's `robots.json` and the default agent
-//! list. Tokens are matched as robots.cc matches them, case-insensitively.
+//! list. Tokens are matched as robots.cc matches them, case-insensitively. Its third
+//! column says whether the crawler's operator says it honours robots.txt (yes, no or
+//! unclear), for readers of the file; the report does not draw it.
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -68,7 +70,8 @@ fn table() -> &'static HashMap<String, Purpose> {
             .lines()
             .filter(|line| !line.starts_with('#'))
             .filter_map(|line| {
-                let (token, purpose) = line.split_once('\t')?;
+                let mut fields = line.split('\t');
+                let (token, purpose) = (fields.next()?, fields.next()?);
                 Some((token.to_ascii_lowercase(), Purpose::parse(purpose)?))
             })
             .collect()
@@ -97,6 +100,41 @@ mod tests {
             .collect();
         assert_eq!(table().len(), distinct.len());
         assert!(lines > 150, "{lines}");
+        // Three columns on every line, the third yes, no or unclear.
+        for line in TABLE.lines().filter(|l| !l.starts_with('#')) {
+            let fields: Vec<&str> = line.split('\t').collect();
+            assert_eq!(fields.len(), 3, "{line:?}");
+            assert!(["yes", "no", "unclear"].contains(&fields[2]), "{line:?}");
+        }
+    }
+
+    #[test]
+    fn the_crawlers_of_2026_have_their_purpose_and_robots_txt_stance() {
+        // (token, purpose, does its operator say it honours robots.txt): robots.json's
+        // "respect", and Google's page on user-triggered fetchers for NotebookLM.
+        let want = [
+            ("Claude-SearchBot", Purpose::AiAssistant, "yes"),
+            ("Claude-User", Purpose::AiAssistant, "yes"),
+            ("Perplexity-User", Purpose::AiAssistant, "no"),
+            ("Meta-ExternalFetcher", Purpose::AiAssistant, "no"),
+            ("Google-NotebookLM", Purpose::AiAssistant, "no"),
+            ("Google-CloudVertexBot", Purpose::AiTraining, "yes"),
+            ("GoogleOther", Purpose::AiTraining, "yes"),
+            ("DeepSeekBot", Purpose::AiTraining, "no"),
+        ];
+        let defaults = crate::verdicts::parse_agent_list(crate::verdicts::DEFAULT_AGENTS);
+        for (token, purpose_of, respects) in want {
+            assert!(
+                defaults.iter().any(|a| a == token),
+                "{token} not a default agent"
+            );
+            assert_eq!(purpose(token), purpose_of, "{token}");
+            let line = TABLE
+                .lines()
+                .find(|l| l.split('\t').next() == Some(token))
+                .unwrap_or_else(|| panic!("{token} not in purposes.tsv"));
+            assert_eq!(line.split('\t').nth(2), Some(respects), "{token}");
+        }
     }
 
     #[test]

@@ -144,6 +144,90 @@ fn check_json_one_object_per_question() {
 }
 
 #[test]
+fn check_json_carries_the_agent_s_ai_use_preferences() {
+    // attach 3.2's example plus a Content-Signal before the groups (file-wide) and a
+    // named group of its own for GPTBot.
+    let body = "Content-Signal: ai-train=no, use=reference\nUser-Agent: *\nAllow: /\nDisallow: /never/\nContent-Usage: train-ai=n\nContent-Usage: /ai-ok/ train-ai=y\n\nUser-agent: GPTBot\nContent-Signal: ai-train=yes\nContent-Usage: search=n\n";
+    let file = robots_file("check_json_prefs", body.as_bytes());
+    let out = run(
+        &[
+            "check",
+            "--json",
+            path_str(&file),
+            "--agent",
+            "AnyBot",
+            "--agent",
+            "GPTBot",
+            "https://x.com/ai-ok/a",
+            "https://x.com/never/a",
+            "https://x.com/b",
+        ],
+        None,
+    );
+    let objects = json_lines(&out);
+    let prefs: Vec<(String, String, Value)> = objects
+        .iter()
+        .map(|o| {
+            (
+                o["agent"].as_str().expect("agent").to_owned(),
+                o["url"].as_str().expect("url").to_owned(),
+                o["preferences"].clone(),
+            )
+        })
+        .collect();
+    let want = |train: Value, search: Value, signal: Value, mentioned: bool| {
+        serde_json::json!({
+            "usage_train_ai": train,
+            "usage_search": search,
+            "signal_ai_train": signal,
+            "signal_ai_input": null,
+            "signal_search": null,
+            "signal_use": "reference",
+            "mentioned": mentioned,
+        })
+    };
+    let n = Value::Null;
+    assert_eq!(
+        prefs,
+        [
+            // `*`: the longer /ai-ok/ line wins; /never/ may not be crawled, so no
+            // preference applies; elsewhere the pathless line.
+            (
+                "AnyBot".into(),
+                "https://x.com/ai-ok/a".into(),
+                want("y".into(), n.clone(), "no".into(), false)
+            ),
+            (
+                "AnyBot".into(),
+                "https://x.com/never/a".into(),
+                want(n.clone(), n.clone(), "no".into(), false)
+            ),
+            (
+                "AnyBot".into(),
+                "https://x.com/b".into(),
+                want("n".into(), n.clone(), "no".into(), false)
+            ),
+            // GPTBot's own group: its lines only, its ai-train=yes over the file-wide no.
+            (
+                "GPTBot".into(),
+                "https://x.com/ai-ok/a".into(),
+                want(n.clone(), "n".into(), "yes".into(), true)
+            ),
+            (
+                "GPTBot".into(),
+                "https://x.com/never/a".into(),
+                want(n.clone(), "n".into(), "yes".into(), true)
+            ),
+            (
+                "GPTBot".into(),
+                "https://x.com/b".into(),
+                want(n.clone(), "n".into(), "yes".into(), true)
+            ),
+        ]
+    );
+}
+
+#[test]
 fn check_several_agents_each_url() {
     let file = robots_file("check_agents", ROBOTS.as_bytes());
     let args = [

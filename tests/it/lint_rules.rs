@@ -61,6 +61,16 @@ const TESTED: &[Code] = &[
     Code::AllowDisallowConflict,
     Code::DuplicateRule,
     Code::StarDisallowsAll,
+    Code::SignalNotDictionary,
+    Code::SignalEmptyValue,
+    Code::ContentUsageOutsideGroup,
+    Code::LicenseNotAbsolute,
+    Code::ContentUsageYesNo,
+    Code::ContentSignalYN,
+    Code::ContentUsageLegacyLabel,
+    Code::SignalUnknownLabel,
+    Code::SignalUnknownValue,
+    Code::DisallowAiTrainingIsDisallow,
 ];
 
 #[test]
@@ -386,6 +396,148 @@ fn star_disallows_all() {
         Severity::Info,
     );
     quiet("user-agent: FooBot\ndisallow: /\n", Code::StarDisallowsAll);
+}
+
+#[test]
+fn signal_not_sf_dictionary() {
+    // RFC 9651 keys are lower-case: the whole value fails to parse.
+    fires(
+        "user-agent: *\ncontent-usage: Train-AI=n\n",
+        Code::SignalNotDictionary,
+        2,
+        Severity::Warning,
+    );
+    quiet(
+        "user-agent: *\ncontent-usage: train-ai=n\ncontent-signal: ai-train=no\n",
+        Code::SignalNotDictionary,
+    );
+}
+
+#[test]
+fn signal_empty_value() {
+    fires(
+        "user-agent: *\ncontent-signal:\n",
+        Code::SignalEmptyValue,
+        2,
+        Severity::Warning,
+    );
+    quiet(
+        "user-agent: *\ncontent-signal: search=yes\n",
+        Code::SignalEmptyValue,
+    );
+}
+
+#[test]
+fn content_usage_outside_group() {
+    fires(
+        "content-usage: train-ai=n\nuser-agent: *\nallow: /\n",
+        Code::ContentUsageOutsideGroup,
+        1,
+        Severity::Warning,
+    );
+    // Content-Signal before any group is file-wide by crawler-commons' reading: no finding.
+    quiet(
+        "content-signal: ai-train=no\nuser-agent: *\ncontent-usage: train-ai=n\n",
+        Code::ContentUsageOutsideGroup,
+    );
+}
+
+#[test]
+fn license_not_absolute() {
+    fires(
+        "license: /license.xml\n",
+        Code::LicenseNotAbsolute,
+        1,
+        Severity::Warning,
+    );
+    quiet(
+        "license: https://rsl.example/license.xml\n",
+        Code::LicenseNotAbsolute,
+    );
+}
+
+#[test]
+fn content_usage_yes_no() {
+    fires(
+        "user-agent: *\ncontent-usage: train-ai=no\n",
+        Code::ContentUsageYesNo,
+        2,
+        Severity::Warning,
+    );
+    quiet(
+        "user-agent: *\ncontent-usage: train-ai=n\n",
+        Code::ContentUsageYesNo,
+    );
+}
+
+#[test]
+fn content_signal_y_n() {
+    fires(
+        "user-agent: *\ncontent-signal: ai-train=n\n",
+        Code::ContentSignalYN,
+        2,
+        Severity::Warning,
+    );
+    quiet(
+        "user-agent: *\ncontent-signal: ai-train=no\n",
+        Code::ContentSignalYN,
+    );
+}
+
+#[test]
+fn content_usage_legacy_label() {
+    fires(
+        "user-agent: *\ncontent-usage: ai=n\n",
+        Code::ContentUsageLegacyLabel,
+        2,
+        Severity::Warning,
+    );
+    quiet(
+        "user-agent: *\ncontent-usage: train-ai=n, search=y\n",
+        Code::ContentUsageLegacyLabel,
+    );
+}
+
+#[test]
+fn signal_unknown_label() {
+    fires(
+        "user-agent: *\ncontent-signal: ai_train=no\n",
+        Code::SignalUnknownLabel,
+        2,
+        Severity::Warning,
+    );
+    quiet(
+        "user-agent: *\ncontent-signal: ai-train=no\n",
+        Code::SignalUnknownLabel,
+    );
+}
+
+#[test]
+fn signal_unknown_value() {
+    fires(
+        "user-agent: *\ncontent-signal: use=most\n",
+        Code::SignalUnknownValue,
+        2,
+        Severity::Warning,
+    );
+    quiet(
+        "user-agent: *\ncontent-signal: use=reference\n",
+        Code::SignalUnknownValue,
+    );
+}
+
+#[test]
+fn disallow_ai_training_read_as_disallow() {
+    fires(
+        "user-agent: *\nDisallowAITraining: /\n",
+        Code::DisallowAiTrainingIsDisallow,
+        2,
+        Severity::Warning,
+    );
+    quiet(
+        "user-agent: *\ndisallow: /\n",
+        Code::DisallowAiTrainingIsDisallow,
+    );
 }
 
 #[test]

@@ -22,6 +22,7 @@ mod remote_out;
 mod report;
 mod report_layout;
 mod schema;
+mod signals;
 mod sites;
 mod spark;
 mod study;

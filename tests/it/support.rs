@@ -9,7 +9,7 @@ use serde_json::Value;
 /// The repository root.
 /// The tables every run writes (all of them by default; not `readings`), in the order the
 /// tests name them.
-pub const TABLES: [&str; 7] = [
+pub const TABLES: [&str; 8] = [
     "documents",
     "groups",
     "rules",
@@ -17,6 +17,7 @@ pub const TABLES: [&str; 7] = [
     "errors",
     "verdicts",
     "agents",
+    "signals",
 ];
 
 pub fn repo() -> PathBuf {

@@ -4,8 +4,8 @@
 //! file as other crawler families do, side by side. Bytes in, answers out: no I/O.
 //!
 //! ```text
-//! &[u8] --tokenize--> Line { number, Key, value, escaped pattern }
-//!       --parse-----> RobotsTxt { groups, agents, rules, sitemaps, others, findings }
+//! &[u8] --tokenize--> Line { number, Key, value, escaped pattern, comment }
+//!       --parse-----> RobotsTxt { groups, agents, rules, sitemaps, others, signals, findings }
 //!       --verdict---> Verdict { allowed, deciding line/rule, scope }   (matcher + pattern)
 //! &[u8] + RobotsTxt --Interpretations--> Answer per Profile (other families' parsers)
 //! ```
@@ -24,6 +24,12 @@
 //! - [`RobotsTxt::verdict`] answers one (agent, URL) question with a [`Verdict`].
 //! - [`RobotsTxt::probe_class`] and [`RobotsTxt::rule_set_class`] classify what an
 //!   agent may crawl, as two published studies do ([`ProbeClass`], [`RuleSetClass`]).
+//! - [`Signal`]s are the AI-use lines and comments (AIPREF `Content-Usage`,
+//!   Cloudflare's `Content-Signal`, RSL `License`, ...), read in the same pass;
+//!   [`RobotsTxt::usage_for`] and [`RobotsTxt::content_signals_for`] give an agent's
+//!   effective preferences.
+//! - [`report_lines`] reports each line as google/robotstxt's `RobotsParsingReporter`
+//!   does (known, unused, unknown, typo, missing colon).
 //! - [`Interpretations`] answers under each [`Profile`]: Google's production
 //!   crawlers, RFC 9309, Bing, Yandex, Applebot, Baidu, CCBot, Python's urllib,
 //!   Scrapy's Protego and npm's robots-parser.
@@ -41,6 +47,8 @@ mod model;
 mod parse;
 mod pattern;
 mod profiles;
+mod report;
+mod signals;
 mod tokenize;
 mod url;
 
@@ -52,6 +60,11 @@ pub use model::{
     RuleKind, Sitemap,
 };
 pub use profiles::{Answer, Interpretations, Profile};
+pub use report::{report_lines, LineReport, Tag};
+pub use signals::{
+    is_tdm_reservation, license_target, ContentSignals, Labels, LicenseTarget, Pref, Problem,
+    Problems, Signal, SignalKind, Usage, UseLevel, LEGACY_LABELS,
+};
 pub use url::UrlPath;
 
 /// The README's example, run as a doc test so that it stays true.

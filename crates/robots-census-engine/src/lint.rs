@@ -99,6 +99,16 @@ codes! {
     AllowDisallowConflict => ("allow_disallow_conflict", Warning, "the same pattern is both allowed and disallowed in one group (allow wins)"),
     DuplicateRule => ("duplicate_rule", Info, "rule repeated verbatim in the same group"),
     StarDisallowsAll => ("star_disallows_all", Info, "`Disallow: /` for `*`: the whole site is blocked for crawlers without their own group"),
+    SignalNotDictionary => ("signal_not_sf_dictionary", Warning, "Content-Usage or Content-Signal value is not an RFC 9651 dictionary (keys are lower-case: `train-ai=n`): a reader takes every category as unknown"),
+    SignalEmptyValue => ("signal_empty_value", Warning, "AI-use signal with no value: a reader finds no preference in it"),
+    ContentUsageOutsideGroup => ("content_usage_outside_group", Warning, "Content-Usage (or DisallowAITraining) before any user-agent line: the rule belongs to a group, so a reader applies it to no crawler"),
+    LicenseNotAbsolute => ("license_not_absolute", Warning, "License is not an absolute URL: RSL asks for one; a reader may resolve it against the robots.txt URL or ignore it"),
+    ContentUsageYesNo => ("content_usage_yes_no", Warning, "Content-Usage preference spelled yes/no: only the tokens `y` and `n` count, so a reader takes the category as unknown"),
+    ContentSignalYN => ("content_signal_y_n", Warning, "Content-Signal spelled y/n: Cloudflare's policy reads only `yes` and `no`, so a reader takes the signal as not set"),
+    ContentUsageLegacyLabel => ("content_usage_legacy_label", Warning, "Content-Usage label of an earlier AIPREF draft (all, bots, train-genai, ai-use, ai-output, tdm, ai, genai, inference): a reader of the current vocabulary (train-ai, search) ignores it"),
+    SignalUnknownLabel => ("signal_unknown_label", Warning, "AI-use signal key no vocabulary defines (a typo such as ai_train?): a reader ignores it"),
+    SignalUnknownValue => ("signal_unknown_value", Warning, "AI-use signal value that is none of its allowed tokens: a reader takes it as not set"),
+    DisallowAiTrainingIsDisallow => ("disallow_ai_training_read_as_disallow", Warning, "DisallowAITraining starts with `Disallow`: Google (robots.cc) reads it as a Disallow rule and stops crawling the path for every crawler of the group, not only training"),
 }
 
 /// One lint finding.

@@ -143,56 +143,89 @@ pub struct Sitemap<'a> {
     pub is_absolute: bool,
 }
 
-/// Directives Google ignores for matching but the census records.
+/// The keys robots.cc knows but does not use: `kUnsupportedTags` of google/robotstxt's
+/// `reporting_robots.cc` (as of commit 4af32e5, which added content-signal,
+/// content-usage, domain, request-rate, revisit-after and visit-time), whose
+/// `RobotsParsingReporter` reports such a line as "unused" and any other key as
+/// "unknown". The census records every one of them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum OtherKey {
-    /// `Crawl-delay` (Bing, Yandex and others read it; Google does not).
-    CrawlDelay,
-    /// `Request-rate`.
-    RequestRate,
-    /// `Visit-time`.
-    VisitTime,
-    /// `Host` (Yandex's preferred mirror).
-    Host,
     /// `Clean-param` (Yandex).
     CleanParam,
+    /// `Content-Signal` (Cloudflare's Content Signals Policy).
+    ContentSignal,
+    /// `Content-Usage` (IETF AIPREF).
+    ContentUsage,
+    /// `Crawl-delay` (Bing, Yandex and others read it; Google does not).
+    CrawlDelay,
+    /// `Domain`.
+    Domain,
+    /// `Host` (Yandex's preferred mirror).
+    Host,
+    /// `Noarchive`.
+    Noarchive,
+    /// `Nofollow`.
+    Nofollow,
     /// `Noindex`.
     Noindex,
-    /// `Content-signal` or `Content-signals` (AI usage preferences).
-    ContentSignal,
-    /// Any other key, kept verbatim in [`Other::key`].
+    /// `Request-rate`.
+    RequestRate,
+    /// `Revisit-after`.
+    RevisitAfter,
+    /// `Visit-time`.
+    VisitTime,
+    /// Any other key (robots.cc's "unknown"), kept verbatim in [`Other::key_text`].
     Unknown,
 }
 
 impl OtherKey {
-    /// The key named by `key` (any case), or [`OtherKey::Unknown`].
+    /// The known keys, in robots.cc's order (`kUnsupportedTags`).
+    const KNOWN: [OtherKey; 12] = [
+        OtherKey::CleanParam,
+        OtherKey::ContentSignal,
+        OtherKey::ContentUsage,
+        OtherKey::CrawlDelay,
+        OtherKey::Domain,
+        OtherKey::Host,
+        OtherKey::Noarchive,
+        OtherKey::Nofollow,
+        OtherKey::Noindex,
+        OtherKey::RequestRate,
+        OtherKey::RevisitAfter,
+        OtherKey::VisitTime,
+    ];
+
+    /// The key named by `key` (compared as robots.cc does: the whole key, ASCII
+    /// case-insensitively), or [`OtherKey::Unknown`]. `Content-Signals` is unknown to
+    /// robots.cc, so it is here too.
+    ///
+    /// ```
+    /// use robots_census_engine::OtherKey;
+    /// assert_eq!(OtherKey::of(b"Content-Usage"), OtherKey::ContentUsage);
+    /// assert_eq!(OtherKey::of(b"content-signals"), OtherKey::Unknown);
+    /// ```
     pub fn of(key: &[u8]) -> Self {
-        const NAMES: [(&str, OtherKey); 8] = [
-            ("crawl-delay", OtherKey::CrawlDelay),
-            ("request-rate", OtherKey::RequestRate),
-            ("visit-time", OtherKey::VisitTime),
-            ("host", OtherKey::Host),
-            ("clean-param", OtherKey::CleanParam),
-            ("noindex", OtherKey::Noindex),
-            ("content-signal", OtherKey::ContentSignal),
-            ("content-signals", OtherKey::ContentSignal),
-        ];
-        NAMES
-            .iter()
-            .find(|(name, _)| key.eq_ignore_ascii_case(name.as_bytes()))
-            .map_or(OtherKey::Unknown, |(_, k)| *k)
+        OtherKey::KNOWN
+            .into_iter()
+            .find(|k| key.eq_ignore_ascii_case(k.as_str().as_bytes()))
+            .unwrap_or(OtherKey::Unknown)
     }
 
     /// The key's name in lower case; `unknown` for [`OtherKey::Unknown`].
     pub fn as_str(self) -> &'static str {
         match self {
-            OtherKey::CrawlDelay => "crawl-delay",
-            OtherKey::RequestRate => "request-rate",
-            OtherKey::VisitTime => "visit-time",
-            OtherKey::Host => "host",
             OtherKey::CleanParam => "clean-param",
-            OtherKey::Noindex => "noindex",
             OtherKey::ContentSignal => "content-signal",
+            OtherKey::ContentUsage => "content-usage",
+            OtherKey::CrawlDelay => "crawl-delay",
+            OtherKey::Domain => "domain",
+            OtherKey::Host => "host",
+            OtherKey::Noarchive => "noarchive",
+            OtherKey::Nofollow => "nofollow",
+            OtherKey::Noindex => "noindex",
+            OtherKey::RequestRate => "request-rate",
+            OtherKey::RevisitAfter => "revisit-after",
+            OtherKey::VisitTime => "visit-time",
             OtherKey::Unknown => "unknown",
         }
     }
@@ -285,6 +318,8 @@ pub struct RobotsTxt<'a> {
     pub sitemaps: Vec<Sitemap<'a>>,
     /// Lines with other keys, in file order.
     pub others: Vec<Other<'a>>,
+    /// The AI-use signal lines and comments, in file order (see [`Signal`](crate::Signal)).
+    pub signals: Vec<crate::signals::Signal<'a>>,
     /// The lint: what the parse noticed, in line order (see [`Code`](crate::Code)).
     pub findings: Vec<Finding<'a>>,
 }

@@ -13,6 +13,7 @@ use super::model::{
     AgentLine, BodyFacts, Group, LineCounts, Other, OtherKey, RobotsTxt, Rule, RuleKind, Sitemap,
 };
 use super::pattern::PatternKind;
+use super::signals::{is_tdm_reservation, Marker, Signal, SignalKind};
 use super::tokenize::{bom_len, Directive, Key, KeySpelling, Line, LineKind, Lines};
 
 impl<'a> RobotsTxt<'a> {
@@ -32,6 +33,8 @@ struct Builder<'a> {
     doc: RobotsTxt<'a>,
     /// robots.cc's `seen_separator_`: a rule followed the current group's agents.
     after_rule: bool,
+    /// Inside Cloudflare's managed block (after its BEGIN comment, before its END).
+    in_cloudflare_block: bool,
     codes: Vec<Code>,
     /// Findings kept per code, indexed by the code's discriminant.
     per_code: [u16; Code::COUNT],
@@ -72,11 +75,13 @@ impl<'a> Builder<'a> {
             rules: Vec::new(),
             sitemaps: Vec::new(),
             others: Vec::new(),
+            signals: Vec::new(),
             findings: Vec::new(),
         };
         let mut builder = Builder {
             doc,
             after_rule: false,
+            in_cloudflare_block: false,
             codes: Vec::new(),
             per_code: [0; Code::COUNT],
         };
@@ -115,6 +120,9 @@ impl<'a> Builder<'a> {
     fn line(&mut self, line: Line<'a>) {
         self.doc.lines.lines = line.number;
         self.line_findings(&line);
+        if line.has_comment {
+            self.comment(line.number, line.comment);
+        }
         let counts = &mut self.doc.lines;
         match line.kind {
             LineKind::Empty => counts.empty += 1,
@@ -176,6 +184,38 @@ impl<'a> Builder<'a> {
         self.codes = codes;
     }
 
+    /// The group open at the current line, if any.
+    fn open_group(&self) -> Option<u32> {
+        self.doc.groups.len().checked_sub(1).map(|g| g as u32)
+    }
+
+    /// A comment: Cloudflare's markers, or a text-and-data-mining reservation.
+    fn comment(&mut self, number: u32, text: &'a [u8]) {
+        let kind = match Marker::of(text) {
+            Some(Marker::Begin) => {
+                self.in_cloudflare_block = true;
+                SignalKind::CloudflareManaged
+            }
+            Some(Marker::End) => {
+                self.in_cloudflare_block = false;
+                return;
+            }
+            None if is_tdm_reservation(text) => SignalKind::TdmComment,
+            None => return,
+        };
+        let group = self.open_group();
+        let signal = Signal::comment(number, kind, group, text, self.in_cloudflare_block);
+        self.doc.signals.push(signal);
+    }
+
+    /// A signal directive: its row, and its problems as findings.
+    fn signal(&mut self, number: u32, kind: SignalKind, value: &'a [u8], codes: &mut Vec<Code>) {
+        let group = self.open_group();
+        let signal = Signal::directive(number, kind, group, value, self.in_cloudflare_block);
+        codes.extend(signal.problems.iter().map(|p| p.code()));
+        self.doc.signals.push(signal);
+    }
+
     fn user_agent(&mut self, number: u32, text: &'a [u8], value: &'a [u8], codes: &mut Vec<Code>) {
         if self.after_rule || self.doc.groups.is_empty() {
             let (agents, rules) = (self.doc.agents.len(), self.doc.rules.len());
@@ -221,9 +261,17 @@ impl<'a> Builder<'a> {
         codes: &mut Vec<Code>,
     ) {
         lint::check_pattern(d.value, codes);
-        let group = self.doc.groups.len().checked_sub(1).map(|g| g as u32);
+        let group = self.open_group();
         if group.is_none() {
             codes.push(Code::RuleOutsideGroup);
+        }
+        // draft-canel-robots-ai-control's key starts with `Disallow`, and robots.cc
+        // matches keys by prefix: Google reads the line as a Disallow rule.
+        if d.spelling == KeySpelling::Prefix
+            && SignalKind::of_key(d.key_text) == Some(SignalKind::DisallowAiTraining)
+        {
+            codes.push(Code::DisallowAiTrainingIsDisallow);
+            self.signal(number, SignalKind::DisallowAiTraining, d.value, codes);
         }
         let index_prefix = match kind {
             RuleKind::Allow => index_htm_prefix(&d.pattern),
@@ -253,7 +301,10 @@ impl<'a> Builder<'a> {
         } else {
             Code::IgnoredDirective
         });
-        let group = self.doc.groups.len().checked_sub(1).map(|g| g as u32);
+        let group = self.open_group();
+        if let Some(kind) = SignalKind::of_key(d.key_text) {
+            self.signal(number, kind, d.value, codes);
+        }
         if key == OtherKey::CrawlDelay {
             match lint::parse_crawl_delay(d.value) {
                 Some(seconds) => {

@@ -79,6 +79,9 @@ pub(crate) struct Line<'a> {
     /// A NUL byte ended the line's content early.
     pub has_nul: bool,
     pub has_comment: bool,
+    /// What follows the line's first '#' (empty without one): the signals read the
+    /// Cloudflare markers and the text-and-data-mining reservations here.
+    pub comment: &'a [u8],
     pub kind: LineKind<'a>,
 }
 
@@ -177,10 +180,11 @@ fn split_line(
     };
     // The line's first '#' is the text's first when it lies inside the text; past it
     // (the line cut at a NUL or at MAX_LINE_LEN), the text holds no '#'.
-    let (content, has_comment) = match hash {
-        Some(i) if i < text.len() => (&text[..i], true),
-        _ => (text, false),
+    let (content, comment) = match hash {
+        Some(i) if i < text.len() => (&text[..i], Some(&text[i + 1..])),
+        _ => (text, None),
     };
+    let has_comment = comment.is_some();
     let kind = classify(content, has_comment);
     Line {
         number,
@@ -189,6 +193,7 @@ fn split_line(
         too_long,
         has_nul,
         has_comment,
+        comment: comment.unwrap_or_default(),
         kind,
     }
 }
@@ -400,10 +405,11 @@ mod tests {
                 Some(i) => (&kept[..i], true),
                 None => (kept, false),
             };
-            let (content, has_comment) = match memchr::memchr(b'#', text) {
-                Some(i) => (&text[..i], true),
-                None => (text, false),
+            let (content, comment) = match memchr::memchr(b'#', text) {
+                Some(i) => (&text[..i], Some(&text[i + 1..])),
+                None => (text, None),
             };
+            let has_comment = comment.is_some();
             out.push(Line {
                 number: out.len() as u32 + 1,
                 offset: start,
@@ -411,6 +417,7 @@ mod tests {
                 too_long: raw.len() > MAX_LINE_LEN,
                 has_nul,
                 has_comment,
+                comment: comment.unwrap_or_default(),
                 kind: classify(content, has_comment),
             });
             if ending.is_none() {
@@ -582,6 +589,18 @@ mod tests {
         assert_eq!((d.key, d.value), (Key::Disallow, &b"/x"[..]));
         assert_eq!(ls[1].kind, LineKind::Comment);
         assert_eq!(ls[2].kind, LineKind::Empty);
+        // The comment's text, after its first '#', for the signals.
+        assert_eq!(
+            (ls[0].comment, ls[1].comment),
+            (&b" comment"[..], &b" only"[..])
+        );
+        assert_eq!(ls[2].comment, b"");
+        let ls = lines(
+            b"Allow: /a#b#c
+#",
+        );
+        assert_eq!((ls[0].comment, ls[1].comment), (&b"b#c"[..], &b""[..]));
+        assert!(ls[1].has_comment);
     }
 
     #[test]
