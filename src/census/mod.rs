@@ -8,6 +8,8 @@
 //!                   robots.txt URL test, redirect lookup keys
 //! status.rs         documents.status_class; what a status means for the body
 //!                   (parse, redirect, no robots.txt, unreachable); agents.classification
+//! headline.rs       run's closing answer: parsed robots.txt captures fully blocking
+//!                   each AI crawler, and by a group naming it
 //! document.rs       documents.n_* counts and cut_at_500kib, rules.key, sitemaps facts
 //! readings.rs       readings: each interpretation profile's reading per (document,
 //!                   agent) and whether the profiles agree
@@ -17,6 +19,7 @@
 
 pub mod crawl;
 pub mod document;
+pub mod headline;
 pub mod readings;
 pub mod site_classes;
 pub mod status;

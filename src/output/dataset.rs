@@ -22,6 +22,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::{io_err, OutputError, Table};
+use crate::census::headline::Headline;
 use crate::limits::TARGET_TASKS;
 
 /// Version of the output layout and manifests; part of the fingerprint. Raised when the
@@ -157,6 +158,10 @@ pub struct InputReport {
     /// Reading failed for a reason worth retrying (network retries exhausted):
     /// `--resume` runs the task again.
     pub transient: bool,
+    /// What the end-of-run headline counts (parsed robots.txt captures, and those
+    /// fully blocking each agent); absent when the agents table was not written.
+    #[serde(default, skip_serializing_if = "Headline::is_empty")]
+    pub headline: Headline,
     #[serde(skip)]
     pub resumed: bool,
 }

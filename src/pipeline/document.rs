@@ -5,6 +5,7 @@
 
 use robots_census_engine::{Interpretations, Profile, RobotsTxt, UrlPath, Usage, Verdict};
 
+use crate::census::headline::Tally;
 use crate::census::readings::{readings, Reading};
 use crate::census::site_classes;
 use crate::census::status::{classification, status_class, StatusOutcome};
@@ -60,12 +61,14 @@ fn record_kind(kind: CaptureKind) -> &'static str {
 }
 
 /// One capture: documents row, and when its status says so, the parsed model's
-/// rows, verdicts and agent classifications. Returns the number of findings.
+/// rows, verdicts and agent classifications, counted in `tally` for the run's
+/// headline. Returns the number of findings.
 pub fn document(
     config: &RunConfig,
     source: &str,
     capture: &Capture,
     batches: &mut Batches,
+    tally: &mut Tally,
 ) -> usize {
     let doc_id = doc_id(source, capture.stream_offset);
     panic_point(&capture.target_uri);
@@ -159,8 +162,13 @@ pub fn document(
     } else {
         Vec::new()
     };
+    // The headline reads the agents rows: counted when they are made.
+    let tally = (info.is_robots_url && batches.wants(Table::Agents)).then(|| {
+        tally.parsed += 1;
+        tally
+    });
     if batches.wants(Table::Verdicts) || batches.wants(Table::Agents) {
-        ask_agents(config, doc_id, &host, &doc, &urls, batches);
+        ask_agents(config, doc_id, &host, &doc, &urls, batches, tally);
     }
     if batches.wants(Table::Readings) {
         ask_profiles(config, doc_id, &host, &capture.body, &doc, &urls, batches);
@@ -226,6 +234,7 @@ fn ask_agents(
     doc: &RobotsTxt<'_>,
     urls: &[String],
     batches: &mut Batches,
+    mut tally: Option<&mut Tally>,
 ) {
     let paths: Vec<UrlPath<'_>> = urls.iter().map(|u| UrlPath::new(u.as_bytes())).collect();
     let root = paths.iter().position(|p| p.as_bytes() == b"/");
@@ -257,7 +266,7 @@ fn ask_agents(
         (verdicts, summary, root_allowed, class, classes, signals)
     };
     let mut unnamed = None;
-    for agent in &config.agents {
+    for (i, agent) in config.agents.iter().enumerate() {
         let named;
         let (verdicts, summary, root_allowed, class, classes, signals) =
             if doc.names_agent(agent.as_bytes()) {
@@ -268,6 +277,9 @@ fn ask_agents(
             };
         for (url, verdict) in urls.iter().zip(verdicts) {
             batches.verdict(doc_id, agent, url, verdict);
+        }
+        if let Some(tally) = tally.as_deref_mut() {
+            tally.count(i, *root_allowed, summary.scope);
         }
         batches.agent(
             doc_id,

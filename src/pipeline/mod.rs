@@ -169,6 +169,8 @@ fn run_tasks(
     let mut interrupted = false;
     let mut summary = Summary {
         tasks: tasks.len(),
+        agents: config.agents.clone(),
+        out: config.out.to_string(),
         ..Default::default()
     };
     for result in results {

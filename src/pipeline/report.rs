@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use crate::census::headline::Headline;
 use crate::output::dataset::InputReport;
 
 /// The totals of a run: every input's report, in input order.
@@ -14,6 +15,10 @@ pub struct Summary {
     pub tasks: usize,
     pub tasks_resumed: usize,
     pub elapsed: Duration,
+    /// The run's agents, in order (the headline's rows).
+    pub agents: Vec<String>,
+    /// The run's `--out`, as given (the headline's next command).
+    pub out: String,
 }
 
 impl Summary {
@@ -72,6 +77,13 @@ impl Summary {
             docs as f64 / secs,
             bytes as f64 / secs / 1e6
         );
+        let mut headline = Headline::default();
+        for input in &self.inputs {
+            headline.merge(&input.headline);
+        }
+        if headline.parsed > 0 {
+            out += &headline.render(&self.agents, &self.out);
+        }
         out
     }
 }

@@ -13,6 +13,7 @@ use super::document::{document, problem_row};
 use super::task::TaskWriters;
 use super::{should_stop, PipelineError};
 use crate::census::crawl::crawl_in_path;
+use crate::census::headline::Tally;
 use crate::config::RunConfig;
 use crate::input::{
     open_location, Capture, CaptureReader, Event, InputError, InputProblem, Unreadable,
@@ -140,9 +141,10 @@ pub(super) fn read_input(
                 )
             },
         );
-        let (findings, warnings) = written?;
+        let (findings, warnings, tally) = written?;
         report.findings += findings;
         report.warnings += warnings;
+        report.headline.add(&config.agents, &tally);
         pending = built.transpose()?;
         let (next, counts) = next;
         report.records_seen += counts.records_seen;
@@ -176,12 +178,15 @@ pub(super) fn read_input(
     Ok(failure.and_then(|f| f.get().cloned()))
 }
 
-fn write_built(writer: &mut PartWriter, built: Option<Built>) -> Result<(u64, u64), OutputError> {
+fn write_built(
+    writer: &mut PartWriter,
+    built: Option<Built>,
+) -> Result<(u64, u64, Tally), OutputError> {
     match built {
         Some(rows) => writer
             .write_finished(&rows.sets)
-            .map(|()| (rows.findings, rows.warnings)),
-        None => Ok((0, 0)),
+            .map(|()| (rows.findings, rows.warnings, rows.tally)),
+        None => Ok((0, 0, Tally::default())),
     }
 }
 
@@ -238,11 +243,12 @@ fn read_chunk(
 }
 
 /// The rows of a chunk, built and not yet written: one set of batches per task,
-/// in record order, with the chunk's lint findings and capture warnings.
+/// in record order, with the chunk's lint findings, capture warnings and headline counts.
 struct Built {
     sets: Vec<Vec<(Table, RecordBatch)>>,
     findings: u64,
     warnings: u64,
+    tally: Tally,
 }
 
 /// Turns a chunk into rows, in parallel, in fixed-size tasks (so the batches do
@@ -261,10 +267,12 @@ fn build_chunk(
             || Batches::new(config.tables, crawl),
             |batches, task| {
                 let (mut findings, mut warnings) = (0, 0);
+                let mut tally = Tally::new(config.agents.len());
                 for item in task {
                     match item {
                         Item::Capture(capture) => {
-                            findings += document(config, source, capture, batches) as u64;
+                            findings +=
+                                document(config, source, capture, batches, &mut tally) as u64;
                             warnings += capture.warnings.len() as u64;
                         }
                         Item::Problem(problem) => {
@@ -276,7 +284,7 @@ fn build_chunk(
                     table: "batch",
                     source,
                 })?;
-                Ok((finished, findings, warnings))
+                Ok((finished, findings, warnings, tally))
             },
         )
         .collect();
@@ -284,12 +292,14 @@ fn build_chunk(
         sets: Vec::with_capacity(tasks.len()),
         findings: 0,
         warnings: 0,
+        tally: Tally::new(config.agents.len()),
     };
     for task in tasks {
-        let (finished, findings, warnings) = task?;
+        let (finished, findings, warnings, tally) = task?;
         built.sets.push(finished);
         built.findings += findings;
         built.warnings += warnings;
+        built.tally.merge(&tally);
     }
     Ok(built)
 }

@@ -11,6 +11,19 @@ use std::collections::HashMap;
 /// The bundled default agent list (data, not code).
 pub const DEFAULT_AGENTS: &str = include_str!("default_agents.txt");
 
+/// The AI part of the default list: its tokens from the `# AI crawlers` comment on
+/// (training crawlers, AI search and assistants' fetchers), the crawlers `run`'s
+/// end-of-run headline is about.
+pub fn default_ai_agents() -> Vec<&'static str> {
+    let ai = DEFAULT_AGENTS
+        .find("\n# AI crawlers")
+        .map_or("", |start| &DEFAULT_AGENTS[start..]);
+    ai.lines()
+        .map(|l| l.split('#').next().unwrap_or_default().trim())
+        .filter(|l| !l.is_empty())
+        .collect()
+}
+
 /// Agent tokens from a list file's text: one per line, '#' comments, blanks skipped.
 pub fn parse_agent_list(text: &str) -> Vec<String> {
     text.lines()
@@ -196,6 +209,11 @@ mod tests {
         let agents = parse_agent_list(DEFAULT_AGENTS);
         assert!(agents.contains(&"GPTBot".to_owned()) && agents.contains(&"Googlebot".to_owned()));
         assert!(agents.iter().all(|a| !a.contains('#') && !a.is_empty()));
+        // The AI part: the list's tail from the AI crawlers on, no search crawler.
+        let ai = default_ai_agents();
+        assert!(ai.contains(&"GPTBot") && ai.contains(&"ClaudeBot") && ai.contains(&"CCBot"));
+        assert!(!ai.contains(&"Googlebot") && !ai.contains(&"Bingbot"));
+        assert_eq!(agents[agents.len() - ai.len()..], ai[..]);
     }
 
     #[test]

@@ -852,3 +852,163 @@ fn stops_cleanly_on(signal: &str) {
         );
     }
 }
+
+/// The headline `run` ends with, parsed from its stderr: parsed captures, and per agent
+/// the two shares as printed.
+fn headline(stderr: &str) -> (u64, BTreeMap<String, (String, String)>) {
+    let title = stderr
+        .lines()
+        .find(|l| l.contains("blocked, of "))
+        .unwrap_or_else(|| panic!("no headline in:\n{stderr}"));
+    let parsed = title
+        .split("blocked, of ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .expect("parsed captures in the title");
+    let rows = stderr
+        .lines()
+        .skip_while(|l| !l.contains("fully blocked   by name"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .map(|l| {
+            let cells: Vec<&str> = l.split_whitespace().collect();
+            (
+                cells[0].to_owned(),
+                (cells[1].to_owned(), cells[2].to_owned()),
+            )
+        })
+        .collect();
+    (parsed, rows)
+}
+
+#[test]
+fn the_closing_headline_counts_what_the_agents_table_holds() {
+    let dir = scratch("headline");
+    let csv = dir.join("dump.csv");
+    let mut writer = csv::Writer::from_path(&csv).expect("write csv");
+    writer
+        .write_record(["url", "status", "body"])
+        .expect("header");
+    for row in [
+        // GPTBot by name; captured twice (captures, not sites: both count).
+        [
+            "https://a.example/robots.txt",
+            "200",
+            "User-agent: GPTBot\nDisallow: /\n",
+        ],
+        [
+            "https://a.example/robots.txt",
+            "200",
+            "User-agent: GPTBot\nDisallow: /\n",
+        ],
+        // Everyone through `*`.
+        [
+            "https://b.example/robots.txt",
+            "200",
+            "User-agent: *\nDisallow: /\n",
+        ],
+        // A path only: not fully blocked.
+        [
+            "https://c.example/robots.txt",
+            "200",
+            "User-agent: ClaudeBot\nDisallow: /private\n",
+        ],
+        // Not parsed: no robots.txt.
+        ["https://d.example/robots.txt", "404", ""],
+        // Parsed, but not a /robots.txt URL: not a robots.txt capture.
+        [
+            "https://e.example/page.html",
+            "200",
+            "User-agent: *\nDisallow: /\n",
+        ],
+    ] {
+        writer.write_record(row).expect("row");
+    }
+    writer.flush().expect("flush");
+    drop(writer);
+    let out = dir.join("out");
+    let args = |extra: &[&str]| {
+        let mut cmd = bin();
+        cmd.arg("run")
+            .arg(&csv)
+            .arg("--out")
+            .arg(&out)
+            .args([
+                "--agents",
+                "GPTBot,ClaudeBot,Googlebot",
+                "--tables",
+                "agents",
+            ])
+            .args(extra);
+        let output = cmd.output().expect("run");
+        assert!(output.status.success(), "{output:?}");
+        String::from_utf8(output.stderr).expect("stderr")
+    };
+    let first = args(&[]);
+    let (parsed, rows) = headline(&first);
+
+    // The same counts from the tables, read back.
+    let docs = read_table(&out, "documents");
+    let robots: HashMap<String, bool> = ids(&docs, "doc_id")
+        .into_iter()
+        .zip(bools(&docs, "is_robots_url"))
+        .map(|(id, is)| (id.expect("doc_id"), is == Some(true)))
+        .collect();
+    let agents = read_table(&out, "agents");
+    let mut counted: BTreeMap<String, (u64, u64, u64)> = BTreeMap::new();
+    for (((id, agent), root), named) in ids(&agents, "doc_id")
+        .into_iter()
+        .zip(strings(&agents, "agent"))
+        .zip(bools(&agents, "root_allowed"))
+        .zip(bools(&agents, "named"))
+    {
+        let (Some(id), Some(agent), Some(root)) = (id, agent, root) else {
+            continue;
+        };
+        if !robots[&id] {
+            continue;
+        }
+        let entry = counted.entry(agent).or_default();
+        entry.0 += 1;
+        entry.1 += u64::from(!root);
+        entry.2 += u64::from(!root && named == Some(true));
+    }
+    let pct = |n: u64, of: u64| format!("{:.1}%", 100.0 * n as f64 / of as f64);
+    assert_eq!(parsed, 4, "{first}");
+    for (agent, (of, full, named)) in &counted {
+        assert_eq!(*of, parsed, "{agent}");
+        if agent == "Googlebot" {
+            assert!(
+                !rows.contains_key(agent),
+                "a search crawler in the AI headline"
+            );
+            continue;
+        }
+        assert_eq!(
+            rows[agent],
+            (pct(*full, *of), pct(*named, *of)),
+            "{agent}: {first}"
+        );
+    }
+    // And by hand: GPTBot 3 of 4 (2 by name), ClaudeBot 1 of 4 (through `*`).
+    assert_eq!(rows["GPTBot"], ("75.0%".into(), "50.0%".into()));
+    assert_eq!(rows["ClaudeBot"], ("25.0%".into(), "0.0%".into()));
+
+    // A resumed run reads the counts from the manifests: the same headline.
+    let resumed = args(&["--resume"]);
+    assert_eq!(headline(&resumed), (parsed, rows));
+    // Without the agents table there is nothing to count, and no headline.
+    let quiet = {
+        let output = bin()
+            .arg("run")
+            .arg(&csv)
+            .arg("--out")
+            .arg(dir.join("groups-only"))
+            .args(["--tables", "groups"])
+            .output()
+            .expect("run");
+        String::from_utf8(output.stderr).expect("stderr")
+    };
+    assert!(!quiet.contains("blocked, of"), "{quiet}");
+}
