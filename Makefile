@@ -10,7 +10,7 @@ BIN := target/release/robots-census
 # default members, linted, documented and tested together.
 PACKAGES := -p robots-census -p robots-census-engine
 
-.PHONY: all build run test venv node fmt check-fmt clippy doc clean schemas java wheel spark-demo scale-check chromium
+.PHONY: all build run test venv node fmt check-fmt clippy doc docs clean schemas java wheel spark-demo scale-check chromium
 
 all: build
 
@@ -84,6 +84,10 @@ SEED ?= 1
 fuzz: venv
 	ROBOTS_CENSUS_PYTHON=$(abspath $(PYTHON)) ROBOTS_CENSUS_FUZZ_QUESTIONS=$(N) ROBOTS_CENSUS_FUZZ_SEED=$(SEED) \
 	  $(CARGO) test --release --locked --features fault-injection,external-tests --test it -- --exact generative::generated_bodies_agree_with_robots_cc --nocapture
+
+# Regenerate docs/cli.md, every command's --help (a test fails when it drifts).
+docs:
+	UPDATE_DOCS=1 $(CARGO) test --release --locked --features fault-injection --test it docs::cli_reference
 
 # Regenerate schemas/<table>.json from the code (then review the diff).
 schemas:

@@ -40,6 +40,20 @@ pub enum Command {
     Report(ReportArgs),
     /// Run SQL over a dataset's tables by name (a file of queries/, yours, or -e).
     Query(QueryArgs),
+    /// Print the default crawler list that run, audit and check ask about.
+    Agents(AgentsArgs),
+}
+
+/// Arguments of `robots-census agents`.
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "The list is one token per line with '#' comments, the format --agents @FILE \
+                  reads: save it, edit it, and pass it back."
+)]
+pub struct AgentsArgs {
+    /// Only the AI crawlers (the crawlers `run`'s closing summary is about).
+    #[arg(long)]
+    pub ai: bool,
 }
 
 const QUERY_AFTER_HELP: &str = "\
@@ -47,7 +61,8 @@ The dataset's tables are registered by name: documents, groups, rules, sitemaps,
 verdicts, agents, signals, readings (run --profiles), sites, ranks (robots-census sites) and
 changes (robots-census changes). Only finished tasks are read; a derived table made from
 another state of the dataset is refused. The statements of the SQL run in order; the
-last one's rows are written. See queries/README.md.
+last one's rows are written. The bundled queries/ files each answer one question
+(their header says which, and what each column means).
 
 Examples:
   robots-census query out queries/ai_agent_blocking.sql
@@ -505,7 +520,7 @@ pub struct StatusArgs {
 
 const AUDIT_AFTER_HELP: &str = "\
 Without --url the verdict table asks about the site root `/`; without --agent it asks
-the default crawler list (src/verdicts/default_agents.txt). The terminal report goes
+the default crawler list (`robots-census agents` prints it). The terminal report goes
 to stdout; --html FILE writes the same report as one HTML page (inline CSS, no script).
 
 Exit codes:
@@ -538,7 +553,7 @@ query` runs it; --memory-limit and --spill-dir as there). With any of --site-key
 --status-semantics, --ranks, --agents the sites step runs first with them (replacing
 <OUT>/sites, as `robots-census sites OUT ...` would); without them the stored sites table
 is used (the step runs with defaults when there is none). When the step runs, it plans
-with the same --memory-limit. See README.md.
+with the same --memory-limit.
 
 Exit codes:
   0  the report was written

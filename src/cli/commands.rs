@@ -6,8 +6,8 @@ use std::io::{Read, Write};
 use std::path::Path;
 
 use super::args::{
-    AuditArgs, ChangesArgs, CheckArgs, LintArgs, QueryArgs, ReportArgs, RunArgs, SitesArgs,
-    StatusArgs,
+    AgentsArgs, AuditArgs, ChangesArgs, CheckArgs, LintArgs, QueryArgs, ReportArgs, RunArgs,
+    SitesArgs, StatusArgs,
 };
 use super::Exit;
 use crate::config::RunConfig;
@@ -116,6 +116,27 @@ pub fn check(args: &CheckArgs) -> Exit {
     match crate::check::check(&body, &options, &mut std::io::stdout().lock()) {
         Ok(all_allowed) => Exit::findings_unless(all_allowed),
         Err(e) => fail(Exit::Usage, e),
+    }
+}
+
+/// `agents`: the bundled default list, or its AI part, as an `--agents @FILE` file.
+pub fn agents(args: &AgentsArgs) -> Exit {
+    let text = if args.ai {
+        let mut text = String::from("# The AI crawlers of robots-census's default list.\n");
+        for agent in crate::verdicts::default_ai_agents() {
+            text += agent;
+            text.push('\n');
+        }
+        text
+    } else {
+        crate::verdicts::DEFAULT_AGENTS.to_owned()
+    };
+    use std::io::Write;
+    match std::io::stdout().lock().write_all(text.as_bytes()) {
+        Ok(()) => Exit::Success,
+        // A reader that stopped early (`| head`) wanted no more.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Exit::Success,
+        Err(e) => fail(Exit::Usage, format!("cannot write the agent list: {e}")),
     }
 }
 

@@ -24,5 +24,6 @@ pub fn dispatch(args: &Args) -> Exit {
         Command::Audit(a) => commands::audit(a),
         Command::Report(a) => commands::report(a),
         Command::Query(a) => commands::query(a),
+        Command::Agents(a) => commands::agents(a),
     }
 }

@@ -9,6 +9,7 @@ mod damaged_samples;
 mod dataset;
 mod deploy;
 mod differential;
+mod docs;
 mod generated;
 mod generative;
 mod lint_rules;
