@@ -38,8 +38,9 @@ pub const ZSTD_WINDOW_LOG_MAX: u32 = 31;
 
 /// The zstd window (log2) accepted unless `--zstd-window-log-max` says otherwise: 2^27
 /// (128 MiB), what `zstd --long` writes and more than any `.warc.zst` of Common Crawl or
-/// the shared corpus asks for. A 45 KB frame declaring a 2^31 window made the reader peak
-/// at 1.48 GB; with this default it is a `zstd_corrupt_frame` row naming the flag.
+/// the shared corpus asks for. A frame of a few KB can declare a 2^31 window and make
+/// the reader hold gigabytes; with this default it is a `zstd_corrupt_frame` row naming
+/// the flag.
 pub const ZSTD_WINDOW_LOG_DEFAULT: u32 = 27;
 
 /// Largest input list (`--inputs-from`), after gzip inflation: 1 GiB, five times a list of
@@ -56,8 +57,9 @@ pub const MAX_RECORD_GAP: u64 = 16;
 
 /// Verdict questions (agents x URLs) asked of one document at most. Each is a row
 /// of `verdicts`; a run asking more is refused as a usage error, since a long
-/// `--paths` list with a few agents once needed over 1 GB. Chunks shrink as the
-/// questions grow (see `pipeline::stream`), so memory stays bounded up to this.
+/// `--paths` list times a few agents would otherwise make rows per document without
+/// bound. Chunks shrink as the questions grow (see `pipeline::stream`), so memory
+/// stays bounded up to this.
 pub const MAX_QUESTIONS_PER_DOCUMENT: usize = 10_000;
 
 // ---- Reading inputs ----
@@ -136,8 +138,9 @@ pub const PREFETCH_IDLE_WAIT: std::time::Duration = std::time::Duration::from_mi
 // ---- The run's memory: chunks and tasks ----
 
 /// Records per chunk at most: the unit that is read while the previous one is processed.
-/// Three chunks are in flight (read, built, encoded): 1,024 keeps a two-thread run of
-/// Common Crawl-like input under 256 MiB (2,048 took 330 MiB, for 2.5% less time).
+/// Three chunks are in flight (read, built, encoded), so the chunk size sets most of a
+/// run's memory: 1,024 keeps a two-thread run of Common Crawl-like input under 256 MiB
+/// (BENCHMARKS.md, "The main run"); larger chunks save little time for much more memory.
 pub const CHUNK_RECORDS: usize = 1024;
 
 /// Body bytes per chunk, so a run of 500 KiB bodies cannot hold much memory.
@@ -209,8 +212,9 @@ pub const MAX_REDIRECT_HOPS: u32 = 5;
 /// of more captures than `--memory-limit` (less [`SITES_RESERVE`]) / this is spilled to
 /// that many buckets on disk and decided a bucket at a time. A capture is 88 bytes of
 /// fields, its site name, URL and one byte per agent; deciding adds its place in the
-/// sorted starts and the decided site it may become. BENCHMARKS.md, "The sites step",
-/// gives the measured bytes per capture this covers.
+/// sorted starts and the decided site it may become. `make bench BENCH_ONLY=sites`
+/// measures the peak per capture this should cover (BENCHMARKS.md, "The sites and
+/// changes steps").
 pub const SITES_BYTES_PER_CAPTURE: usize = 320;
 
 /// The most buckets a crawl is spilled to (each an open file while the crawl is read).

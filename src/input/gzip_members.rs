@@ -1,7 +1,8 @@
 //! gzip members: the compressed file in, the concatenated member data out.
 //!
 //! A member whose deflate data lies within the buffered bytes and fits the output room is
-//! decoded in one call by libdeflate (`whole_member.rs`, 98% of Common Crawl's members);
+//! decoded in one call by libdeflate (`whole_member.rs`: nearly every member of a Common
+//! Crawl file; BENCHMARKS.md, "Decompression: libdeflate for whole members");
 //! every other member, and any member that call refuses, is decoded from its start by
 //! the streaming decoder, so damage is handled in one place. One reused raw-deflate
 //! `Decompress` decodes member after member; the header is parsed

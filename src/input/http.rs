@@ -63,8 +63,8 @@ pub(crate) fn header_fields(block: &[u8]) -> impl Iterator<Item = (&[u8], &[u8])
 }
 
 /// The pieces of `b` between `\n`s, as `b.split(|&c| c == b'\n')` gives them (the
-/// last one empty after a final `\n`), the line ends found by `memchr`: the byte by
-/// byte search of `split` was 2% of a run's time, over every WARC and HTTP header.
+/// last one empty after a final `\n`), the line ends found by `memchr` rather than
+/// byte by byte as `split` does: every WARC and HTTP header of a run goes through here.
 fn lines(b: &[u8]) -> impl Iterator<Item = &[u8]> {
     let mut start = 0;
     let mut ends = memchr::memchr_iter(b'\n', b).chain(std::iter::once(b.len()));

@@ -1,9 +1,9 @@
 //! Whole-member inflate: one gzip member's deflate data decoded in one call by libdeflate.
 //!
 //! A Common Crawl robotstxt file is two small gzip members per capture, and the streaming
-//! decoder (zlib-rs) spends a fifth of an `--tables agents` run in inflate, a third of
-//! that rebuilding Huffman tables. libdeflate decodes a whole in-memory deflate stream
-//! about 1.3x faster (BENCHMARKS.md, "libdeflate for whole members"), but only whole:
+//! decoder (zlib-rs) rebuilds its Huffman tables for every member, a cost paid per member
+//! however small it is. libdeflate decodes a whole in-memory deflate stream faster
+//! (BENCHMARKS.md, "Decompression: libdeflate for whole members"), but only whole:
 //! all of the member's compressed bytes in, room for all of its output. So it is a fast
 //! path and nothing more. [`super::gzip_members`] tries it on a member's deflate data
 //! when the member starts and the buffered bytes may hold all of it; any failure

@@ -107,7 +107,7 @@ impl Table {
     }
 
     /// The table's Arrow schema, made from [`Table::columns`] once per process: every
-    /// batch of every task shares it (building it per batch was 0.5% of a run).
+    /// batch of every task shares it, instead of building the same schema per batch.
     pub fn schema(self) -> SchemaRef {
         // `Changes` is the last variant: one slot per table.
         const TABLES: usize = Table::Changes as usize + 1;
@@ -244,14 +244,15 @@ pub struct Column {
     pub layout: Layout,
 }
 
-/// How a column is encoded in Parquet, chosen by what its values look like. Each
-/// choice was measured on the bench's `cc.warc.gz` (see BENCHMARKS.md): a dictionary
-/// or min/max statistics that help no reader cost several percent of a run.
+/// How a column is encoded in Parquet, chosen by what its values look like. Writing is
+/// the largest share of a run (BENCHMARKS.md, "Where a run's time goes"), dictionary
+/// interning a large part of it: a dictionary or min/max statistics that help no reader
+/// are cost and nothing else.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Layout {
     /// Numbers, booleans, timestamps: plain pages (zstd finds the repeats) with
     /// min/max statistics, which are cheap for them and let readers skip row groups.
-    /// Interning integers in a dictionary cost ~4% of a run and made the files larger.
+    /// A dictionary would intern every value and make the files larger, not smaller.
     Number,
     /// Strings repeated from row to row (agents, codes, directives; a document's host on
     /// each of its agents' rows): dictionary, no min/max. Every row group holds the

@@ -3,19 +3,19 @@
 //! A worker slot is a plain thread that runs one task at a time: it opens each input,
 //! reads it on the rayon pool, and commits the task. Opening and committing wait on
 //! I/O outside the pool. `threads + 1` slots reading at once keep the pool busy while
-//! one of them drains its last chunk or commits: with 1,000 one-input tasks this took 1
-//! and 2 threads from 91% and 82% of one large file's throughput to 100% and 94%
-//! (BENCHMARKS.md, crawl slice), for one task's buffers of memory.
+//! one of them drains its last chunk or commits, so many small inputs run as fast as
+//! one large file of the same captures (BENCHMARKS.md, "Remote inputs and many small
+//! files"), for one task's buffers of memory.
 //!
 //! With remote inputs there are twice as many slots, and all of them may read: an open
 //! may wait seconds (a `Retry-After`, a backoff, a slow first byte), and so may a body
 //! cut mid-stream (a backoff, then a Range continuation). A slot waiting for a server
 //! must not leave the pool short of work: a reader whose bytes are late gives its pool
 //! thread to the other readers' work meanwhile (`store/read.rs`), so more readers cost
-//! no CPU, only their chunks' memory. Measured on the 400-file crawl slice over loopback
-//! HTTP at 2 threads with a 3 s stall and a cut in every 50th body: `threads + 1`
-//! readers took 33.8 s against 25.5 s with none of those faults; every slot reading took
-//! 25.5-25.8 s, at a peak RSS of 465-690 MiB instead of about 390 (BENCHMARKS.md).
+//! no CPU, only their chunks' memory. With only `threads + 1` readers, one stalled body
+//! would leave too few to keep the pool busy; with every slot reading, stalled and cut
+//! bodies cost a run little beyond the run without them, and the price is memory, which
+//! `--max-requests` caps (BENCHMARKS.md, "Remote inputs and many small files").
 
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 

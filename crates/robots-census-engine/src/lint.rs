@@ -207,9 +207,9 @@ fn is_escaped(c: char) -> bool {
     c.is_control() && c != '\t'
 }
 
-/// Whether `text` holds a character [`is_escaped`] picks, found byte by byte (every
-/// finding's excerpt is checked: decoding its characters cost twice as much). In
-/// UTF-8 the C1 controls, U+0080 to U+009F, are exactly 0xC2 followed by 0x80-0x9F.
+/// Whether `text` holds a character [`is_escaped`] picks, found byte by byte rather
+/// than by decoding characters, since every finding's excerpt is checked. In UTF-8 the
+/// C1 controls, U+0080 to U+009F, are exactly 0xC2 followed by 0x80-0x9F.
 fn has_escaped(text: &str) -> bool {
     let bytes = text.as_bytes();
     bytes.iter().enumerate().any(|(i, &b)| {
@@ -355,8 +355,8 @@ pub(crate) fn check_group(
 }
 
 /// A pattern's hash for [`check_group`]: FxHash, cheaper than XXH64 on the short
-/// patterns of robots.txt rules (0.5% of a run's instructions, BENCHMARKS.md). Its
-/// quality only decides how many rules are sorted, never which findings are made.
+/// patterns of robots.txt rules, and every rule of every group is hashed. Its quality
+/// only decides how many rules are sorted, never which findings are made.
 fn pattern_hash(pattern: &[u8]) -> u64 {
     use std::hash::Hasher;
     let mut hasher = rustc_hash::FxHasher::default();

@@ -37,7 +37,8 @@ const MAY_BREAK: [bool; 256] = {
 
 /// Where the first line boundary of `text` is, and its length in bytes (`\r\n` is one).
 /// Byte by byte rather than char by char: every body of the urllib and protego
-/// profiles goes through here, and decoding each char was 3% of `--profiles all`.
+/// profiles goes through here, and a byte scan finds every break without decoding a
+/// char (U+0085, U+2028 and U+2029 by their lead bytes, the others are ASCII).
 fn next_break(text: &str) -> Option<(usize, usize)> {
     let bytes = text.as_bytes();
     let mut from = 0;
