@@ -152,7 +152,12 @@ pub fn step_status(out: &OutTarget, step: Step) -> Result<StepStatus, String> {
     use crate::output::Table;
     let run = dataset_status(out)?;
     let catalog = Catalog::open(out).map_err(|e| e.to_string())?;
-    let crawls_of = |table: Table| catalog.crawls(table);
+    // The run's crawls are those with documents; the sites table's, every partition
+    // it wrote (a crawl without a robots.txt URL is decided, as no site).
+    let crawls_of = |table: Table| match table {
+        Table::Sites => catalog.partitions(table),
+        _ => catalog.crawls(table),
+    };
     let fresh = |table: Table| matches!(catalog.entry(table), Entry::Present(_));
     let (name, wanted, have): (&str, Vec<String>, std::collections::BTreeSet<String>) = match step {
         Step::Sites => {

@@ -235,6 +235,12 @@ impl Catalog {
             .collect()
     }
 
+    /// The crawls `table` has a partition of, with rows or not: a derived table's
+    /// decision for a crawl may hold no row (a crawl of no robots.txt URL has no site).
+    pub fn partitions(&self, table: Table) -> std::collections::BTreeSet<String> {
+        self.parts(table).iter().map(|p| p.crawl.clone()).collect()
+    }
+
     /// The files of `table`, or why it cannot be read (absent or stale).
     pub fn files(&self, table: Table) -> Result<&[PathBuf], String> {
         match self.entry(table) {

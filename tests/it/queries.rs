@@ -432,9 +432,10 @@ fn every_query_agrees_with_independent_counts() {
             .chain(&crate::changes::CHANGES_QUERIES)
             .chain(&crate::report::REPORT_QUERIES)
             .chain(&crate::profiles::PROFILE_QUERIES)
+            .chain(&crate::signals::SIGNAL_QUERIES)
             .map(|q| q.to_string())
             .collect(),
-        "queries/*.sql and the checked lists differ: check new queries here, in sites.rs or in report.rs"
+        "queries/*.sql and the checked lists differ: check new queries here, in sites.rs, changes.rs, report.rs, profiles.rs or signals.rs"
     );
 
     // The inputs, read independently, and the documents table, joined by record id / url.
@@ -951,10 +952,29 @@ fn every_query_gives_the_same_rows_in_duckdb_datafusion_and_spark() {
     // ranked list of their hosts, `changes` between their two crawls.
     let dir = scratch("queries-three-engines");
     let out = dir.join("out");
+    // The samples say nothing about AI use: one more capture does, so that the signal
+    // queries have rows to compare.
+    let signals = dir.join("signals.csv");
+    let mut writer = csv::Writer::from_path(&signals).expect("signals.csv");
+    writer
+        .write_record(["url", "status", "body"])
+        .expect("header");
+    writer
+        .write_record([
+            "https://signals.example/robots.txt",
+            "200",
+            "# BEGIN Cloudflare Managed content\nUser-agent: *\nContent-Signal: search=yes, ai-train=no\n\
+             Content-Usage: train-ai=n\nAllow: /\n\nUser-agent: GPTBot\nAllow: /\n\
+             # END Cloudflare Managed Content\nLicense: https://signals.example/license.xml\n",
+        ])
+        .expect("row");
+    writer.flush().expect("flush");
+    drop(writer);
     let status = crate::support::bin()
         .current_dir(repo())
         .arg("run")
         .args([WARC_CC, WARC_IAH, CSV_DUMP])
+        .arg(&signals)
         .args(["--urls", "data-samples/urls.txt", "--urls-per-host", "5"])
         .args(["--profiles", "all", "--quiet", "--out"])
         .arg(&out)

@@ -6,6 +6,15 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
+/// The queries/ files this module checks against the tables.
+pub const SIGNAL_QUERIES: [&str; 5] = [
+    "signal_adoption",
+    "own_group_blocks",
+    "agent_mentions",
+    "signal_contradictions",
+    "cloudflare_managed",
+];
+
 use arrow_array::cast::AsArray;
 use arrow_array::{Array, RecordBatch};
 
@@ -773,16 +782,10 @@ fn signal_queries_count_what_the_rows_say() {
         agent_rows.iter().filter(|r| r.0 == agent && f(r)).count() as i64
     };
 
-    let files: Vec<std::path::PathBuf> = [
-        "signal_adoption",
-        "own_group_blocks",
-        "agent_mentions",
-        "signal_contradictions",
-        "cloudflare_managed",
-    ]
-    .iter()
-    .map(|n| crate::support::repo().join(format!("queries/{n}.sql")))
-    .collect();
+    let files: Vec<std::path::PathBuf> = SIGNAL_QUERIES
+        .iter()
+        .map(|n| crate::support::repo().join(format!("queries/{n}.sql")))
+        .collect();
     for (engine, results) in crate::support::duckdb_and_spark_results(&out, &files) {
         let rows = |name: &str| crate::support::named_rows(&results[name]);
         let num = |v: &serde_json::Value| v.as_f64().expect("number");
