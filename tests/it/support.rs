@@ -398,6 +398,33 @@ pub fn duckdb_results(out: &Path, files: &[PathBuf]) -> BTreeMap<String, Value> 
     results_by_file(&duckdb.stdout)
 }
 
+/// [`duckdb_results`], and the same files run by Spark SQL in local mode
+/// (tests/queries/run_queries_spark.py with queries/preamble/spark.sql), all of them in
+/// one session: `[("DuckDB", results), ("Spark", results)]`.
+pub fn duckdb_and_spark_results(
+    out: &Path,
+    files: &[PathBuf],
+) -> [(&'static str, BTreeMap<String, Value>); 2] {
+    let spark = Command::new(python())
+        .arg(repo().join("tests/queries/run_queries_spark.py"))
+        .arg("--preamble")
+        .arg(repo().join("queries/preamble/spark.sql"))
+        .arg(out)
+        .args(files)
+        .env("SPARK_LOCAL_IP", "127.0.0.1")
+        .output()
+        .expect("run tests/queries/run_queries_spark.py");
+    assert!(
+        spark.status.success(),
+        "Spark: {}",
+        String::from_utf8_lossy(&spark.stderr)
+    );
+    [
+        ("DuckDB", duckdb_results(out, files)),
+        ("Spark", results_by_file(&spark.stdout)),
+    ]
+}
+
 /// The result of `name` in `engine` (as run_queries.py / run_queries_spark.py print it)
 /// and the embedded engine's rows hold the same values in the same order (arrow-json
 /// leaves null fields out; timestamps compared as instants).
