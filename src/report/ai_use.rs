@@ -111,7 +111,7 @@ fn adoption_chart(rows: &[Adoption]) -> Markup {
         return html! { p class="note" { "No host's latest robots.txt has an AI-use signal." } };
     };
     let mut shown: Vec<&Adoption> = rows.iter().filter(|r| &r.crawl == latest).collect();
-    shown.sort_by(|a, b| b.hosts.cmp(&a.hosts));
+    shown.sort_by_key(|r| std::cmp::Reverse(r.hosts));
     shown.truncate(TOP_BARS);
     let bars: Vec<Bar> = shown
         .iter()
