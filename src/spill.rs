@@ -109,6 +109,11 @@ impl<C: Chunk> Buckets<C> {
         }
     }
 
+    /// Whether there is no bucket.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     /// Whether the buckets are on disk.
     pub fn spilled(&self) -> bool {
         matches!(self.store, Store::Disk { .. })

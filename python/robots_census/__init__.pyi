@@ -71,6 +71,51 @@ class Finding:
     @property
     def excerpt(self) -> str: ...
 
+class Signal:
+    """An AI-use signal line or comment: the `signals` table's columns for one file."""
+
+    @property
+    def line(self) -> int: ...
+    @property
+    def kind(self) -> str:
+        """content-usage, content-signal, license, llm-policy, disallow-ai-training,
+        tdm-comment or cloudflare-managed."""
+    @property
+    def agents(self) -> List[str]:
+        """The user-agent values of the line's group; empty before any group."""
+    @property
+    def path(self) -> Optional[str]: ...
+    @property
+    def value(self) -> str: ...
+    @property
+    def valid(self) -> bool: ...
+    @property
+    def problem(self) -> Optional[str]: ...
+    @property
+    def train_ai(self) -> Optional[str]:
+        """content-usage: "y", "n" or None (unknown)."""
+    @property
+    def search(self) -> Optional[str]: ...
+    @property
+    def labels(self) -> Optional[str]:
+        """content-usage: "current", "legacy" or "mixed"."""
+    @property
+    def ai_train(self) -> Optional[str]:
+        """content-signal: "yes", "no" or None."""
+    @property
+    def ai_input(self) -> Optional[str]: ...
+    @property
+    def search_signal(self) -> Optional[str]: ...
+    @property
+    def use(self) -> Optional[str]:
+        """content-signal: "immediate", "reference" or "full"."""
+    @property
+    def license_url(self) -> Optional[str]: ...
+    @property
+    def license_same_host(self) -> Optional[bool]: ...
+    @property
+    def cloudflare_managed(self) -> bool: ...
+
 class RobotsTxt:
     """A robots.txt parsed once, exactly as Google's robots.cc reads it."""
 
@@ -82,6 +127,8 @@ class RobotsTxt:
     ) -> List[Verdict]: ...
     def crawl_delay(self, agent: _Bytes) -> Optional[float]: ...
     def lint(self) -> List[Finding]: ...
+    def signals(self, url: Optional[str] = None) -> List[Signal]:
+        """The AI-use signals in file order; `url` (the robots.txt URL) resolves License values."""
     @property
     def groups(self) -> List[Group]: ...
     @property

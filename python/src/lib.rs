@@ -17,7 +17,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyCapsule, PyString};
 
 use robots_census_engine::{
-    shown_excerpt, Answer, Interpretations, Profile, Verdict as EngineVerdict,
+    license_target, shown_excerpt, Answer, Interpretations, Pref, Profile, SignalKind,
+    Verdict as EngineVerdict,
 };
 
 type Model<'a> = robots_census_engine::RobotsTxt<'a>;
@@ -208,6 +209,106 @@ impl Finding {
     }
 }
 
+/// An AI-use signal line or comment: the columns of the `signals` table that
+/// describe one file (all but doc_id and crawl), with the same values.
+#[pyclass(frozen, get_all, module = "robots_census")]
+pub struct Signal {
+    line: u32,
+    /// content-usage, content-signal, license, llm-policy, disallow-ai-training,
+    /// tdm-comment or cloudflare-managed.
+    kind: &'static str,
+    /// The user-agent values of the group the line lies in; empty before any group.
+    agents: Vec<String>,
+    /// content-usage: its path; disallow-ai-training: its pattern (as written).
+    path: Option<String>,
+    /// The value as written (a comment's text after '#', trimmed).
+    value: String,
+    valid: bool,
+    /// The first problem when not valid (not_sf_dictionary, legacy_label, ...).
+    problem: Option<&'static str>,
+    /// content-usage: "y", "n" or None (unknown) under the current vocabulary.
+    train_ai: Option<&'static str>,
+    search: Option<&'static str>,
+    /// content-usage: "current", "legacy" or "mixed".
+    labels: Option<&'static str>,
+    /// content-signal: "yes", "no" or None.
+    ai_train: Option<&'static str>,
+    ai_input: Option<&'static str>,
+    search_signal: Option<&'static str>,
+    /// content-signal: "immediate", "reference" or "full".
+    #[pyo3(name = "use")]
+    use_level: Option<&'static str>,
+    /// license: the URL resolved against the robots.txt URL given to `signals`.
+    license_url: Option<String>,
+    /// license: its host is the robots.txt URL's; None when either has none.
+    license_same_host: Option<bool>,
+    cloudflare_managed: bool,
+}
+
+#[pymethods]
+impl Signal {
+    fn __repr__(&self) -> String {
+        format!(
+            "Signal(line={}, kind={:?}, value={:?}, valid={})",
+            self.line,
+            self.kind,
+            self.value,
+            if self.valid { "True" } else { "False" }
+        )
+    }
+}
+
+fn yes_no(value: bool) -> &'static str {
+    if value {
+        "yes"
+    } else {
+        "no"
+    }
+}
+
+/// The signals of `doc` as the `signals` table writes them; `url` is the robots.txt
+/// URL License values resolve against ("" when not known: only absolute URLs resolve).
+fn signal_rows(doc: &Model<'_>, url: &str) -> Vec<Signal> {
+    doc.signals
+        .iter()
+        .map(|signal| {
+            let agents = signal
+                .group
+                .and_then(|g| doc.groups.get(g as usize))
+                .map(|g| {
+                    doc.group_agents(g)
+                        .iter()
+                        .map(|a| doc.text_of(a.value).into_owned())
+                        .collect()
+                })
+                .unwrap_or_default();
+            let usage = signal.kind == SignalKind::ContentUsage;
+            let s = &signal.content_signals;
+            let license =
+                (signal.kind == SignalKind::License).then(|| license_target(signal.value, url));
+            Signal {
+                line: signal.line,
+                kind: signal.kind.as_str(),
+                agents,
+                path: signal.path.map(|p| doc.text_of(p).into_owned()),
+                value: doc.text_of(signal.value).into_owned(),
+                valid: signal.is_valid(),
+                problem: signal.problem().map(|p| p.as_str()),
+                train_ai: signal.usage.train_ai.filter(|_| usage).map(Pref::as_str),
+                search: signal.usage.search.filter(|_| usage).map(Pref::as_str),
+                labels: signal.labels.map(|l| l.as_str()),
+                ai_train: s.ai_train.map(yes_no),
+                ai_input: s.ai_input.map(yes_no),
+                search_signal: s.search.map(yes_no),
+                use_level: s.use_level.map(|u| u.as_str()),
+                license_url: license.as_ref().and_then(|l| l.url.clone()),
+                license_same_host: license.and_then(|l| l.same_host),
+                cloudflare_managed: signal.cloudflare_managed,
+            }
+        })
+        .collect()
+}
+
 /// A robots.txt parsed once, exactly as Google's robots.cc reads it (and only the
 /// first 500 KiB of it, as Google does); ask it any number of questions.
 #[pyclass(frozen, module = "robots_census")]
@@ -368,6 +469,15 @@ impl RobotsTxt {
             .collect()
     }
 
+    /// The AI-use signal lines and comments, in file order: the rows the `signals`
+    /// table has for this body. `url`: the robots.txt URL, which License values
+    /// resolve against (without it only absolute License URLs resolve, and
+    /// `license_same_host` is None).
+    #[pyo3(signature = (url=None))]
+    fn signals(&self, url: Option<&str>) -> Vec<Signal> {
+        signal_rows(self.parsed.borrow_dependent(), url.unwrap_or(""))
+    }
+
     /// Bytes parsed: at most 512,000 (Google's cut).
     #[getter]
     fn parsed_size(&self) -> usize {
@@ -471,6 +581,7 @@ fn version() -> &'static str {
 mod _native {
     #[pymodule_export]
     use super::{
-        check_many, profiles, version, Finding, Group, RobotsTxt, Sitemap, Verdict, VerdictBatch,
+        check_many, profiles, version, Finding, Group, RobotsTxt, Signal, Sitemap, Verdict,
+        VerdictBatch,
     };
 }

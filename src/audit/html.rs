@@ -1,11 +1,12 @@
 //! The audit as one self-contained HTML page: inline CSS, no script, no fetched
 //! font or image, so it opens from a mail attachment and prints cleanly. The same
-//! sections as the terminal report, each a captioned table. Written by hand: five
+//! sections as the terminal report, each a captioned table. Written by hand: seven
 //! tables of escaped text need no template engine.
 
 use std::fmt::Write;
 
-use super::{Audit, VerdictRow};
+use super::text::{contradiction_parts, group_of, no_contradiction, validity, NOTHING};
+use super::{AiUse, Audit, VerdictRow};
 use robots_census_engine::Scope;
 
 const STYLE: &str = "body{font-family:system-ui,sans-serif;margin:2em;color:#222}\
@@ -203,6 +204,77 @@ pub fn render(a: &Audit) -> String {
         ],
         &readings,
     );
+    ai_use(&mut out, &a.ai_use);
     out.push_str("</body>\n</html>\n");
     out
+}
+
+/// "What this file says about AI use": the signal lines, then the contradictions with
+/// the rules; a file without signals gets one row saying so.
+fn ai_use(out: &mut String, ai: &AiUse) {
+    let header = [
+        "line",
+        "kind",
+        "group",
+        "value",
+        "valid",
+        "what it says",
+        "Cloudflare-managed",
+    ];
+    let mut rows: Vec<Vec<String>> = ai
+        .signals
+        .iter()
+        .map(|s| {
+            vec![
+                s.line.to_string(),
+                escape(s.kind),
+                escape(&group_of(s)),
+                format!("<code>{}</code>", escape(&s.value)),
+                escape(&validity(s)),
+                escape(&s.meaning),
+                if s.cloudflare_managed { "yes" } else { "no" }.to_owned(),
+            ]
+        })
+        .collect();
+    if rows.is_empty() {
+        rows.push(vec![escape(NOTHING)]);
+    }
+    table(
+        out,
+        "ai-signals",
+        &format!("What this file says about AI use: {}", ai.signals.len()),
+        &header,
+        &rows,
+    );
+    if ai.signals.is_empty() {
+        return;
+    }
+    let mut rows: Vec<Vec<String>> = ai
+        .contradictions
+        .iter()
+        .map(|c| {
+            let mut cells = vec![escape(c.agent)];
+            cells.extend(contradiction_parts(c).iter().map(|p| escape(p)));
+            cells
+        })
+        .collect();
+    if rows.is_empty() {
+        rows.push(vec![escape(&no_contradiction())]);
+    }
+    table(
+        out,
+        "ai-contradictions",
+        &format!(
+            "AI-use signals against the rules: {}",
+            ai.contradictions.len()
+        ),
+        &[
+            "agent",
+            "the signals",
+            "preferences",
+            "the rules",
+            "deciding rule",
+        ],
+        &rows,
+    );
 }

@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! file --RobotsTxt::parse (once)--> model --build--> Audit { findings, verdicts, crawlers,
-//!                                                          differences, other_readings }
+//!                                                          differences, other_readings, ai_use }
 //!   --text::render--> terminal report        --html::render--> self-contained HTML page (--html)
 //! ```
 //!
@@ -10,11 +10,16 @@
 //! deciding line, the groups each crawler obeys, and the lines where RFC 9309 and
 //! Google's reading differ (the 500 KiB cut, %-escapes, key spellings Google accepts),
 //! and the verdicts other crawler families' parsers give where they differ from Google's
-//! ([`robots_census_engine::Interpretations`], each family's parse built once).
+//! ([`robots_census_engine::Interpretations`], each family's parse built once),
+//! and what the file says about AI use: its signal lines and where they contradict the
+//! rules ([`ai_use`]).
 //! The engine ([`robots_census_engine`]) stays a pure library; this module only reads it.
 
+mod ai_use;
 mod html;
 mod text;
+
+pub use ai_use::{AiUse, Contradiction, SignalRow, TRAINING_CRAWLERS};
 
 use crate::limits::ROBOTS_PARSE_CAP;
 use robots_census_engine::{Code, Interpretations, Profile, RobotsTxt, Rule, Scope};
@@ -107,6 +112,8 @@ pub struct Audit {
     pub other_readings: Vec<ReadingRow>,
     /// How many (profile, agent, URL) answers were compared.
     pub other_asked: usize,
+    /// What the file says about AI use.
+    pub ai_use: AiUse,
 }
 
 /// Bytes as one printable line, as the errors table shows excerpts (so an audit's
@@ -177,6 +184,7 @@ pub fn build(
         differences,
         other_readings,
         other_asked,
+        ai_use: ai_use::build(doc),
     }
 }
 

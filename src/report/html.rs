@@ -2,7 +2,7 @@
 //! nothing fetched), one section per subject: its charts, and its numbers in a table
 //! beside or below them (collapsed in a `<details>` appendix when long). The sections
 //! of many crawls and agents have files of their own (summary, blocking, changes,
-//! readings; figures.rs the per-host ones); this file holds the page and the pieces
+//! readings, ai_use; figures.rs the per-host ones); this file holds the page and the pieces
 //! they share.
 //!
 //! Every table says which query of `queries/` it reproduces (`data-query`), every row
@@ -138,6 +138,7 @@ pub fn page(
     c: &Crawls,
     changes: &[super::changes::Change],
     readings: &super::hosts::Section<super::readings::Sensitivity>,
+    ai_use: &super::ai_use::AiUse,
     h: &Hosts,
 ) -> String {
     let markup = html! {
@@ -168,6 +169,7 @@ pub fn page(
                 (super::blocking::blocking_section(c))
                 @if let Some(section) = super::changes::changes_section(changes, &c.crawls) { (section) }
                 (or_missing(readings, "readings", "Where crawlers read files differently", &queries::READINGS, super::readings::readings_section))
+                (super::ai_use::ai_use_section(ai_use))
                 (or_missing(&h.tokens, "tokens", "Most named user-agent tokens", &queries::TOKENS, figures::tokens_section))
                 (or_missing(&h.sitemaps, "sitemaps", "Sitemap adoption", &queries::SITEMAPS, figures::sitemaps_section))
                 (or_missing(&h.delays, "delays", "Crawl-delay values", &queries::DELAYS, figures::delays_section))

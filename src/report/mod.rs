@@ -13,7 +13,9 @@
 //! <OUT>/documents, groups, sitemaps, errors
 //!   --top_user_agents, sitemap_adoption, crawl_delay, lint_findings,
 //!     size_distribution (latest capture per host)--> hosts
-//!   --summary, blocking, changes, readings, figures (sections) + charts
+//! <OUT>/documents, signals, agents
+//!   --signal_adoption, signal_contradictions--> ai_use
+//!   --summary, blocking, changes, readings, ai_use, figures (sections) + charts
 //!     + purposes (agent groups and colours) + text (label widths)
 //!   --html--> report.html (inline CSS and SVG, no script, nothing fetched)
 //! ```
@@ -25,6 +27,7 @@
 //! the stored sites table (running the step with defaults only when there is none). The
 //! options the table records are printed in the page's methodology paragraph.
 
+mod ai_use;
 mod blocking;
 mod changes;
 mod charts;
@@ -171,11 +174,16 @@ pub fn build(options: &Options) -> Result<Summary, ReportError> {
         Ok(rows) => Ok(readings::from_rows(&rows)?),
         Err(why) => Err(why),
     };
+    // Only a run that wrote the signals table (and the agents table) has these.
+    let ai_use = ai_use::from_rows(
+        &optional(&queries::SIGNAL_ADOPTION)?,
+        &optional(&queries::SIGNAL_CONTRADICTIONS)?,
+    )?;
     let methodology = Methodology {
         ran_sites: summary.ran_sites,
         out: out.display().to_string(),
     };
-    let page = html::page(&methodology, &crawls, &changes, &readings, &hosts);
+    let page = html::page(&methodology, &crawls, &changes, &readings, &ai_use, &hosts);
     write_atomically(&options.output, page.as_bytes())?;
     summary.crawls = crawls.crawls.len();
     summary.bytes = page.len();

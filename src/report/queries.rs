@@ -51,6 +51,8 @@ pub const DELAYS: Query = query!("crawl_delay");
 pub const LINT: Query = query!("lint_findings");
 pub const SIZES: Query = query!("size_distribution");
 pub const READINGS: Query = query!("profile_sensitivity");
+pub const SIGNAL_ADOPTION: Query = query!("signal_adoption");
+pub const SIGNAL_CONTRADICTIONS: Query = query!("signal_contradictions");
 
 /// The header line and the methodology paragraph: robots.txt captures (the robots.txt
 /// URL test of every query), and the options and rank coverage the sites table records.
@@ -191,6 +193,16 @@ impl<'a> Row<'a> {
         match self.int(name)? {
             None => Ok(0),
             Some(n) => u64::try_from(n).map_err(|_| self.wrong(name)),
+        }
+    }
+
+    pub fn bool(&self, name: &str) -> Result<Option<bool>, ReportError> {
+        match self.column(name)? {
+            None => Ok(None),
+            Some(c) => c
+                .as_boolean_opt()
+                .map(|a| Some(a.value(self.i)))
+                .ok_or_else(|| self.wrong(name)),
         }
     }
 

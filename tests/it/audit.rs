@@ -338,6 +338,9 @@ fn audit_report_matches_google_and_the_file() {
     assert!(diffs.1[0].contains("%2d decoded"), "{}", diffs.1[0]);
     assert!(diffs.1[0].contains("case-insensitively"), "{}", diffs.1[0]);
 
+    // No AI-use signal in the file: one line saying so.
+    assert_eq!(s[AI_USE], (0, vec![NO_SIGNAL.to_owned()]));
+
     // The HTML page: strictly parsed, self-contained, the same rows.
     let page = python_json(&[
         repo().join("tests/audit/check_html.py").as_os_str(),
@@ -356,6 +359,11 @@ fn audit_report_matches_google_and_the_file() {
         // A header row, then one row per line of the terminal section.
         assert_eq!(rows.len(), 1 + s[section].1.len(), "{id}");
     }
+    assert_eq!(
+        page["tables"]["ai-signals"][1],
+        serde_json::json!([NO_SIGNAL])
+    );
+    assert!(page["tables"].get("ai-contradictions").is_none());
     // Verdict cells hold the same answers and lines as the terminal report.
     for (row, w) in page["tables"]["verdicts"].as_array().expect("rows")[1..]
         .iter()
@@ -447,4 +455,273 @@ fn audit_html_escapes_the_file_and_usage_errors_exit_2() {
         .expect("run");
     assert_eq!(missing.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&missing.stderr).contains("/nonexistent/robots.txt"));
+}
+
+/// A file with every kind of AI-use signal, valid and not, in and out of groups and
+/// Cloudflare's managed block; lines numbered as robots.cc numbers them.
+const SIGNALS_BODY: &str = "License: /license.xml\n\
+Content-Usage: train-ai=n\n\
+# BEGIN Cloudflare Managed content\n\
+# Rights reserved under Article 4 of Directive (EU) 2019/790\n\
+User-agent: *\n\
+Content-Signal: search=yes, ai-train=no\n\
+Allow: /\n\
+# END Cloudflare Managed Content\n\
+\n\
+User-agent: ClaudeBot\n\
+Content-Usage: train-ai=n, search=y\n\
+Content-Usage: /blog/ train-genai=n\n\
+Content-Usage: Train-AI=y\n\
+Disallow: /private/\n\
+\n\
+User-agent: CCBot\n\
+Content-Signal: ai-train=yes, use=full\n\
+Content-Signal: search=y\n\
+Disallow: /\n\
+DisallowAITraining: /x/\n\
+LLM-Policy: https://example.com/llms.txt\n\
+Content-Usage: train-ai=yes\n";
+
+/// What the section must say about each line of SIGNALS_BODY, known by construction:
+/// (line, kind, group, value, valid or the problem, what it says, Cloudflare-managed).
+const SIGNAL_ROWS: [(u32, &str, &str, &str, &str, &str, bool); 13] = [
+    (
+        1,
+        "license",
+        "no group",
+        "/license.xml",
+        "invalid: license_not_absolute",
+        "license URL not absolute: unresolved",
+        false,
+    ),
+    (
+        2,
+        "content-usage",
+        "no group",
+        "train-ai=n",
+        "invalid: outside_group",
+        "train-ai=n search=unknown (current labels)",
+        false,
+    ),
+    (
+        3,
+        "cloudflare-managed",
+        "no group",
+        "BEGIN Cloudflare Managed content",
+        "valid",
+        "start of Cloudflare's managed block",
+        true,
+    ),
+    (
+        4,
+        "tdm-comment",
+        "no group",
+        "Rights reserved under Article 4 of Directive (EU) 2019/790",
+        "valid",
+        "text-and-data-mining rights reserved (Directive (EU) 2019/790, Article 4)",
+        true,
+    ),
+    (
+        6,
+        "content-signal",
+        "group *",
+        "search=yes, ai-train=no",
+        "valid",
+        "ai-train=no search=yes ai-input=unset use=unset",
+        true,
+    ),
+    (
+        11,
+        "content-usage",
+        "group ClaudeBot",
+        "train-ai=n, search=y",
+        "valid",
+        "train-ai=n search=y (current labels)",
+        false,
+    ),
+    (
+        12,
+        "content-usage",
+        "group ClaudeBot",
+        "/blog/ train-genai=n",
+        "invalid: legacy_label",
+        "train-ai=unknown search=unknown for paths matching /blog/ (legacy labels)",
+        false,
+    ),
+    (
+        13,
+        "content-usage",
+        "group ClaudeBot",
+        "Train-AI=y",
+        "invalid: not_sf_dictionary",
+        "train-ai=unknown search=unknown",
+        false,
+    ),
+    (
+        17,
+        "content-signal",
+        "group CCBot",
+        "ai-train=yes, use=full",
+        "valid",
+        "ai-train=yes search=unset ai-input=unset use=full",
+        false,
+    ),
+    (
+        18,
+        "content-signal",
+        "group CCBot",
+        "search=y",
+        "invalid: y_n_in_content_signal",
+        "ai-train=unset search=unset ai-input=unset use=unset",
+        false,
+    ),
+    (
+        20,
+        "disallow-ai-training",
+        "group CCBot",
+        "/x/",
+        "valid",
+        "AI training refused for /x/ (robots.cc reads the line as Disallow)",
+        false,
+    ),
+    (
+        21,
+        "llm-policy",
+        "group CCBot",
+        "https://example.com/llms.txt",
+        "valid",
+        "LLM policy at https://example.com/llms.txt",
+        false,
+    ),
+    (
+        22,
+        "content-usage",
+        "group CCBot",
+        "train-ai=yes",
+        "invalid: yes_no_in_content_usage",
+        "train-ai=unknown search=unknown (current labels)",
+        false,
+    ),
+];
+
+/// The contradictions of SIGNALS_BODY by queries/signal_contradictions.sql's definition:
+/// GPTBot obeys `*`, whose Content-Signal refuses training, and line 7 allows `/`;
+/// ClaudeBot's own group says train-ai=n and no rule matches `/`; CCBot's Content-Signal
+/// allows training and line 19 disallows `/`.
+const CONTRADICTIONS: [[&str; 5]; 3] = [
+    [
+        "GPTBot",
+        "refuses training",
+        "Content-Signal ai-train=no",
+        "robots.cc allows /",
+        "line 7: allow /",
+    ],
+    [
+        "ClaudeBot",
+        "refuses training",
+        "Content-Usage train-ai=n",
+        "robots.cc allows /",
+        "no matching rule",
+    ],
+    [
+        "CCBot",
+        "allows training",
+        "Content-Signal ai-train=yes",
+        "robots.cc disallows /",
+        "line 19: disallow /",
+    ],
+];
+
+const AI_USE: &str = "What this file says about AI use";
+
+/// The section's one line for a file without signals.
+const NO_SIGNAL: &str = "nothing: no Content-Usage, Content-Signal, License, LLM-Policy or DisallowAITraining line, no text-and-data-mining reservation, no Cloudflare-managed block";
+
+#[test]
+#[cfg_attr(
+    not(feature = "external-tests"),
+    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+)]
+fn audit_says_what_the_file_says_about_ai_use() {
+    let dir = scratch("audit-ai-use");
+    let (report, html) = audit(&dir, SIGNALS_BODY.as_bytes(), &[]);
+    let s = sections(&report);
+    let (count, lines) = &s[AI_USE];
+    assert_eq!(*count, SIGNAL_ROWS.len(), "{report}");
+    let mut want: Vec<String> = SIGNAL_ROWS
+        .iter()
+        .map(|(line, kind, group, value, valid, says, cf)| {
+            let mut l = format!("line {line}  {kind}  {group}  `{value}`  {valid}  {says}");
+            if *cf {
+                l += "  [Cloudflare-managed]";
+            }
+            l
+        })
+        .collect();
+    want.extend(
+        CONTRADICTIONS
+            .iter()
+            .map(|[agent, says, signals, rules, rule]| {
+                format!("contradiction  {agent}  {says}: {signals}  {rules}: {rule}")
+            }),
+    );
+    assert_eq!(lines, &want, "{report}");
+    // The section is the report's last, after the other readings.
+    assert!(report.trim_end().ends_with(&want[want.len() - 1]));
+
+    // The HTML page: the same rows, cell by cell.
+    let page = python_json(&[
+        repo().join("tests/audit/check_html.py").as_os_str(),
+        html.as_os_str(),
+    ]);
+    let rows = page["tables"]["ai-signals"].as_array().expect("ai-signals");
+    assert_eq!(rows.len(), 1 + SIGNAL_ROWS.len());
+    for (row, (line, kind, group, value, valid, says, cf)) in rows[1..].iter().zip(SIGNAL_ROWS) {
+        let cf = if cf { "yes" } else { "no" };
+        assert_eq!(
+            row,
+            &serde_json::json!([line.to_string(), kind, group, value, valid, says, cf])
+        );
+    }
+    let rows = page["tables"]["ai-contradictions"]
+        .as_array()
+        .expect("ai-contradictions");
+    assert_eq!(rows.len(), 1 + CONTRADICTIONS.len());
+    for (row, want) in rows[1..].iter().zip(CONTRADICTIONS) {
+        assert_eq!(row, &serde_json::json!(want));
+    }
+    assert_eq!(
+        page["tables"]["ai-contradictions"][0],
+        serde_json::json!([
+            "agent",
+            "the signals",
+            "preferences",
+            "the rules",
+            "deciding rule"
+        ])
+    );
+
+    // Signals without a contradiction: one line saying so.
+    let dir = scratch("audit-ai-use-agree");
+    let body = b"User-agent: *\nContent-Usage: train-ai=n\nDisallow: /\n";
+    let (report, html) = audit(&dir, body, &[]);
+    let s = sections(&report);
+    assert_eq!(
+        s[AI_USE],
+        (
+            1,
+            vec![
+                "line 2  content-usage  group *  `train-ai=n`  valid  train-ai=n search=unknown (current labels)".to_owned(),
+                "no contradiction with the rules for GPTBot, ClaudeBot, CCBot".to_owned()
+            ]
+        )
+    );
+    let page = python_json(&[
+        repo().join("tests/audit/check_html.py").as_os_str(),
+        html.as_os_str(),
+    ]);
+    assert_eq!(
+        page["tables"]["ai-contradictions"][1],
+        serde_json::json!(["no contradiction with the rules for GPTBot, ClaudeBot, CCBot"])
+    );
 }

@@ -50,5 +50,5 @@ fn python_module_agrees_with_googles_parser_and_the_cli() {
         String::from_utf8_lossy(&out.stderr)
     );
     // Every test of the suite ran (none skipped or deselected).
-    assert!(report.contains("14 passed"), "{report}");
+    assert!(report.contains("15 passed"), "{report}");
 }

@@ -1,7 +1,8 @@
 //! `robots-census report` on a multi-crawl dataset: the sites test's generated three
 //! crawls (tests/sites/make_corpus.py), the bundled Common Crawl sample (a fourth crawl,
 //! real files: lint findings, sitemaps, crawl-delays) and a CSV row with a 600,000-byte
-//! robots.txt (past the 500 KiB cut). Checks that every number of the page equals the
+//! robots.txt (past the 500 KiB cut), and CSV rows with AI-use signals that contradict
+//! their rules. Checks that every number of the page equals the
 //! result of the query of queries/ its table names (DuckDB, cell by cell), that the
 //! HTML parses without errors (html5lib) and holds no script or external reference,
 //! and that headless Chromium renders every chart with a non-zero size.
@@ -24,11 +25,13 @@ use crate::support::{
 pub const REPORT_QUERIES: [&str; 2] = ["site_status_by_crawl", "agent_blocking_by_crawl"];
 
 /// Table id of the page -> the query it must equal.
-const TABLES: [(&str, &str); 12] = [
+const TABLES: [(&str, &str); 14] = [
     ("t-status", "site_status_by_crawl"),
     ("t-blocking", "agent_blocking_by_crawl"),
     ("t-changes", "changes_by_agent"),
     ("t-readings", "profile_sensitivity"),
+    ("t-signal-adoption", "signal_adoption"),
+    ("t-signal-contradictions", "signal_contradictions"),
     ("t-tokens", "top_user_agents"),
     ("t-sitemaps", "sitemap_adoption"),
     ("t-delays", "crawl_delay"),
@@ -42,7 +45,7 @@ const TABLES: [(&str, &str); 12] = [
 
 /// The charts of the default report, in page order: one small multiple per agent
 /// (chart-trend-1..4) after the blocking heatmap.
-const CHARTS: [&str; 14] = [
+const CHARTS: [&str; 15] = [
     "chart-status",
     "chart-blocking",
     "chart-trend-1",
@@ -52,6 +55,7 @@ const CHARTS: [&str; 14] = [
     "chart-changes",
     "chart-changes-net",
     "chart-readings",
+    "chart-signals",
     "chart-tokens",
     "chart-sitemaps",
     "chart-delays",
@@ -60,6 +64,18 @@ const CHARTS: [&str; 14] = [
 ];
 
 const AGENTS: &str = "GPTBot,CCBot,Googlebot,ClaudeBot";
+
+/// CSV rows whose AI-use signals contradict their rules: Cloudflare's block refusing
+/// training to every crawler while `/` is allowed; GPTBot refused training by AIPREF
+/// but let in, CCBot allowed training by Content-Signal but kept out; a Content-Usage
+/// spelled yes (invalid) and a reservation comment; ClaudeBot refused training and
+/// kept out (no contradiction).
+const SIGNAL_ROWS: &str = "\
+https://signals-a.example/robots.txt,200,\"# BEGIN Cloudflare Managed content\nUser-agent: *\nContent-Signal: search=yes, ai-train=no\nAllow: /\n# END Cloudflare Managed Content\n\"
+https://signals-b.example/robots.txt,200,\"User-agent: GPTBot\nContent-Usage: train-ai=n\nDisallow: /private/\n\nUser-agent: CCBot\nContent-Signal: ai-train=yes\nDisallow: /\nLicense: https://rsl.example/license.xml\n\"
+https://signals-c.example/robots.txt,200,\"User-agent: *\nContent-Usage: train-ai=yes\nDisallow:\n# rights reserved under Directive (EU) 2019/790\n\"
+https://signals-d.example/robots.txt,200,\"User-agent: ClaudeBot\nContent-Signal: ai-train=no\nDisallow: /\n\"
+";
 
 /// A dataset directory holding `out/` and the generated corpus.
 struct Dataset {
@@ -89,7 +105,7 @@ fn dataset(name: &str) -> Dataset {
     let csv = dir.join("big.csv");
     std::fs::write(
         &csv,
-        format!("url,status,body\nhttps://big.example/robots.txt,200,\"{body}\"\n"),
+        format!("url,status,body\nhttps://big.example/robots.txt,200,\"{body}\"\n{SIGNAL_ROWS}"),
     )
     .expect("write big.csv");
     let status = bin()
@@ -166,10 +182,11 @@ fn queries(dir: &Path, names: &[&str]) -> BTreeMap<String, QueryRows> {
 /// What the page shows for a query value: C0 controls but tab and line feed as
 /// control pictures, other
 /// controls and noncharacters as U+FFFD (as the report writes them, since HTML has no
-/// place for them), nulls as nothing.
+/// place for them), nulls as nothing, booleans as yes and no.
 fn shown(v: &Value) -> String {
     match v {
         Value::Null => String::new(),
+        Value::Bool(b) => if *b { "yes" } else { "no" }.to_owned(),
         Value::String(s) => s
             .chars()
             .map(|c| match c as u32 {
@@ -450,6 +467,43 @@ fn report_numbers_equal_the_queries() {
     // Three files of the bundled sample and the generated 600,000-byte CSV row.
     assert_eq!(over["captures"], 4, "{over:?}");
     assert!(compared > 200, "{compared} cells compared");
+    // The AI-use section: every kind of the signal rows, and both contradictions in
+    // the crawl of the CSV rows.
+    let kinds: std::collections::BTreeSet<&str> = results["signal_adoption"]
+        .iter()
+        .filter_map(|r| r["kind"].as_str())
+        .collect();
+    assert_eq!(
+        kinds.into_iter().collect::<Vec<_>>(),
+        [
+            "cloudflare-managed",
+            "content-signal",
+            "content-usage",
+            "license",
+            "tdm-comment"
+        ]
+    );
+    assert!(results["signal_adoption"]
+        .iter()
+        .any(|r| r["kind"] == "content-usage" && r["valid"] == false));
+    let unknown = |agent: &str| {
+        results["signal_contradictions"]
+            .iter()
+            .find(|r| r["crawl"] == "unknown" && r["agent"] == agent)
+            .unwrap_or_else(|| panic!("no row for {agent}"))
+            .clone()
+    };
+    // GPTBot: signals-a (Content-Signal via *) and signals-b (its own Content-Usage).
+    assert_eq!(unknown("GPTBot")["refuse_but_crawl"], 2);
+    assert_eq!(unknown("CCBot")["allow_but_block"], 1);
+    // ClaudeBot: signals-a lets it crawl, signals-d refuses training and blocks it.
+    assert_eq!(unknown("ClaudeBot")["refuse_training"], 2);
+    assert_eq!(unknown("ClaudeBot")["refuse_but_crawl"], 1);
+    let mut broken = parsed.clone();
+    let row = &mut broken["tables"]["t-signal-contradictions"]["rows"][0]["cells"][3];
+    assert_eq!(row["col"], "refuse_training");
+    row["text"] = Value::from("999999");
+    assert!(std::panic::catch_unwind(|| compare(&broken, &results, &TABLES)).is_err());
     // The comparison fails on a wrong number: one count changed in a copy of the page.
     let mut broken = parsed.clone();
     let cell = &mut broken["tables"]["t-lint"]["rows"][0]["cells"][2];
@@ -647,11 +701,23 @@ fn a_run_of_the_agents_subset_gets_a_page_that_names_what_it_cannot_draw() {
     for drawn in ["t-status", "t-blocking", "t-lint", "t-sizes"] {
         assert!(tables.contains_key(drawn), "{drawn} missing");
     }
+    // No signals table: the adoption part says so; the contradictions (agents,
+    // documents) are drawn and equal their query.
+    assert!(!tables.contains_key("t-signal-adoption"));
+    let contradictions = queries(&dir, &["signal_contradictions"]);
+    assert!(
+        compare(
+            &parsed,
+            &contradictions,
+            &[("t-signal-contradictions", "signal_contradictions")]
+        ) >= 4
+    );
     let text = std::fs::read_to_string(&page).expect("page");
     for (query, table) in [
         ("top_user_agents", "groups"),
         ("sitemap_adoption", "sitemaps"),
         ("crawl_delay", "groups"),
+        ("signal_adoption", "signals"),
     ] {
         let note = format!("Not drawn: <span class=\"q\">queries/{query}.sql</span> cannot run without its tables (table {table}: the run that wrote");
         assert!(text.contains(&note), "no note for {query}");

@@ -333,3 +333,81 @@ def test_profiles_answer_as_the_libraries():
         assert "bingo" in str(e)
     else:
         raise AssertionError("an unknown profile is a ValueError")
+
+
+# Bodies with every kind of AI-use signal, valid and not, inside and outside groups
+# and Cloudflare's managed block.
+SIGNAL_BODIES = {
+    "https://signals.example/robots.txt": (
+        "# BEGIN Cloudflare Managed content\n"
+        "# ANY RESTRICTIONS EXPRESSED VIA CONTENT SIGNALS ARE EXPRESS RESERVATIONS OF RIGHTS UNDER "
+        "ARTICLE 4 OF THE EUROPEAN UNION DIRECTIVE 2019/790\n"
+        "User-agent: *\n"
+        "Content-Signal: search=yes, ai-train=no, use=reference\n"
+        "Allow: /\n"
+        "# END Cloudflare Managed Content\n"
+        "Content-Usage: train-ai=n\n"
+        "User-agent: GPTBot\n"
+        "Content-Usage: /blog/ train-ai=y, search=n\n"
+        "Content-Usage: all=n\n"
+        "Content-Usage: train-ai=yes\n"
+        "Content-Usage: Train-AI=n\n"
+        "Content-Signal: ai-input=y\n"
+        "DisallowAITraining: /private/\n"
+        "Disallow: /x\n"
+        "License: https://rsl.example/license.xml\n"
+        "License: /license.xml\n"
+        "LLM-Policy: https://signals.example/llms.txt\n"
+    ),
+    "https://before.example/robots.txt": (
+        "Content-Signal: ai-train=yes, search=yes, ai-input=no, use=full\n"
+        "Content-Usage: train-ai=n\n"
+        "License:\n"
+        "User-agent: CCBot\n"
+        "Disallow: /\n"
+        "Content-Usage: search=y, foo=n\n"
+    ),
+    "https://none.example/robots.txt": "User-agent: *\nDisallow: /tmp/\n",
+}
+
+SIGNAL_FIELDS = [
+    "line", "kind", "agents", "path", "value", "valid", "problem", "train_ai", "search", "labels",
+    "ai_train", "ai_input", "search_signal", "use", "license_url", "license_same_host",
+    "cloudflare_managed",
+]
+
+
+def test_signals_are_the_rows_of_the_signals_table(tmp_path):
+    import csv
+
+    dump = tmp_path / "signals.csv"
+    with open(dump, "w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["url", "status", "body"])
+        for url, body in SIGNAL_BODIES.items():
+            writer.writerow([url, "200", body])
+    out = tmp_path / "out"
+    ran = subprocess.run([CLI, "run", str(dump), "--out", str(out), "--quiet", "--tables", "signals"], check=False)
+    assert ran.returncode == 0
+    documents = pa.concat_tables(pq.read_table(p) for p in sorted((out / "documents").rglob("*.parquet")))
+    url_of = {row["doc_id"]: row["url"] for row in documents.to_pylist()}
+    signals = pa.concat_tables(pq.read_table(p) for p in sorted((out / "signals").rglob("*.parquet")))
+    table = {}
+    for row in signals.to_pylist():
+        table.setdefault(url_of[row["doc_id"]], []).append({k: row[k] for k in SIGNAL_FIELDS})
+    compared = 0
+    for url, body in SIGNAL_BODIES.items():
+        want = sorted(table.get(url, []), key=lambda r: (r["line"], r["kind"]))
+        got = [{k: getattr(s, k) for k in SIGNAL_FIELDS} for s in RobotsTxt(body).signals(url)]
+        assert got == want, url
+        compared += len(got)
+    assert compared == 17, compared
+    # Every kind, valid and not, is among the rows compared.
+    kinds = {s.kind for b in SIGNAL_BODIES.values() for s in RobotsTxt(b).signals()}
+    assert kinds == {"content-usage", "content-signal", "license", "llm-policy", "disallow-ai-training",
+                     "tdm-comment", "cloudflare-managed"}
+    # Without the robots.txt URL only an absolute License URL resolves.
+    licenses = [s for s in RobotsTxt(SIGNAL_BODIES["https://signals.example/robots.txt"]).signals() if s.kind == "license"]
+    assert [(s.license_url, s.license_same_host) for s in licenses] == [
+        ("https://rsl.example/license.xml", None), (None, None)]
+    assert RobotsTxt(SIGNAL_BODIES["https://none.example/robots.txt"]).signals() == []
