@@ -12,7 +12,7 @@
 //! and the verdicts other crawler families' parsers give where they differ from Google's
 //! ([`robots_census_engine::Interpretations`], each family's parse built once),
 //! and what the file says about AI use: its signal lines and where they contradict the
-//! rules ([`ai_use`]).
+//! rules (`ai_use.rs`).
 //! The engine ([`robots_census_engine`]) stays a pure library; this module only reads it.
 
 mod ai_use;

@@ -165,7 +165,7 @@ pub(crate) fn opt(a: &arrow_array::StringArray, i: usize) -> Option<&str> {
 }
 
 /// One row group of a part file, its footer read once for the whole file: the unit
-/// [`in_parallel`] hands to a thread.
+/// a step hands to one thread.
 pub struct RowGroup<'a> {
     pub path: &'a Path,
     /// The position of `path` in the files read.
