@@ -272,16 +272,11 @@ fn signal_rows(doc: &Model<'_>, url: &str) -> Vec<Signal> {
     doc.signals
         .iter()
         .map(|signal| {
-            let agents = signal
-                .group
-                .and_then(|g| doc.groups.get(g as usize))
-                .map(|g| {
-                    doc.group_agents(g)
-                        .iter()
-                        .map(|a| doc.text_of(a.value).into_owned())
-                        .collect()
-                })
-                .unwrap_or_default();
+            let agents = doc
+                .signal_agents(signal)
+                .iter()
+                .map(|a| doc.text_of(a.value).into_owned())
+                .collect();
             let usage = signal.kind == SignalKind::ContentUsage;
             let s = &signal.content_signals;
             let license =

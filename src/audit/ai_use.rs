@@ -67,16 +67,11 @@ pub fn build(doc: &RobotsTxt<'_>) -> AiUse {
 }
 
 fn row(doc: &RobotsTxt<'_>, signal: &Signal<'_>) -> SignalRow {
-    let agents = signal
-        .group
-        .and_then(|g| doc.groups.get(g as usize))
-        .map(|g| {
-            doc.group_agents(g)
-                .iter()
-                .map(|a| printable(a.value))
-                .collect()
-        })
-        .unwrap_or_default();
+    let agents = doc
+        .signal_agents(signal)
+        .iter()
+        .map(|a| printable(a.value))
+        .collect();
     SignalRow {
         line: signal.line,
         kind: signal.kind.as_str(),

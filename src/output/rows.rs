@@ -364,10 +364,8 @@ impl Signals {
             self.doc_id.append_value(doc_id);
             self.line.append_value(signal.line as i32);
             self.kind.append_value(signal.kind.as_str());
-            if let Some(group) = signal.group.and_then(|g| doc.groups.get(g as usize)) {
-                for agent in doc.group_agents(group) {
-                    self.agents.values().append_value(doc.text_of(agent.value));
-                }
+            for agent in doc.signal_agents(signal) {
+                self.agents.values().append_value(doc.text_of(agent.value));
             }
             self.agents.append(true);
             self.path.append_option(signal.path.map(|p| doc.text_of(p)));

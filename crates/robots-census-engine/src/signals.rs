@@ -45,7 +45,7 @@ use sfv::visitor::{DictionaryVisitor, EntryVisitor, Ignored, InnerListVisitor, I
 use sfv::{BareItemFromInput, KeyRef};
 
 use crate::lint::Code;
-use crate::model::RobotsTxt;
+use crate::model::{AgentLine, RobotsTxt};
 use crate::pattern::{matches, PatternKind};
 use crate::tokenize::{escape_pattern, trim};
 use crate::url::UrlPath;
@@ -677,6 +677,22 @@ impl RobotsTxt<'_> {
         self.agents
             .iter()
             .any(|a| a.value.eq_ignore_ascii_case(agent))
+    }
+
+    /// The user-agent lines of the group `signal` was read in: none for a line outside
+    /// any group (the `signals.agents` column, the audit's and Python's `agents`).
+    ///
+    /// ```
+    /// let doc = robots_census_engine::RobotsTxt::parse(b"Content-Signal: ai-train=no\nUser-agent: GPTBot\nUser-agent: CCBot\nContent-Usage: train-ai=n\n");
+    /// let agents = |i: usize| doc.signal_agents(&doc.signals[i]).iter().map(|a| a.value).collect::<Vec<_>>();
+    /// assert!(agents(0).is_empty());
+    /// assert_eq!(agents(1), [&b"GPTBot"[..], &b"CCBot"[..]]);
+    /// ```
+    pub fn signal_agents(&self, signal: &Signal<'_>) -> &[AgentLine<'_>] {
+        signal
+            .group
+            .and_then(|g| self.groups.get(g as usize))
+            .map_or(&[], |group| self.group_agents(group))
     }
 
     /// Whether group `index` is one robots.cc applies to the agent (`named`: some group
