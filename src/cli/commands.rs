@@ -124,7 +124,7 @@ pub fn agents(args: &AgentsArgs) -> Exit {
     let text = if args.ai {
         let mut text = String::from("# The AI crawlers of robots-census's default list.\n");
         for agent in crate::verdicts::default_ai_agents() {
-            text += agent;
+            text += &agent;
             text.push('\n');
         }
         text

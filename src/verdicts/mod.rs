@@ -14,14 +14,11 @@ pub const DEFAULT_AGENTS: &str = include_str!("default_agents.txt");
 /// The AI part of the default list: its tokens from the `# AI crawlers` comment on
 /// (training crawlers, AI search and assistants' fetchers), the crawlers `run`'s
 /// end-of-run headline is about.
-pub fn default_ai_agents() -> Vec<&'static str> {
+pub fn default_ai_agents() -> Vec<String> {
     let ai = DEFAULT_AGENTS
         .find("\n# AI crawlers")
         .map_or("", |start| &DEFAULT_AGENTS[start..]);
-    ai.lines()
-        .map(|l| l.split('#').next().unwrap_or_default().trim())
-        .filter(|l| !l.is_empty())
-        .collect()
+    parse_agent_list(ai)
 }
 
 /// Agent tokens from a list file's text: one per line, '#' comments, blanks skipped.
@@ -211,8 +208,9 @@ mod tests {
         assert!(agents.iter().all(|a| !a.contains('#') && !a.is_empty()));
         // The AI part: the list's tail from the AI crawlers on, no search crawler.
         let ai = default_ai_agents();
-        assert!(ai.contains(&"GPTBot") && ai.contains(&"ClaudeBot") && ai.contains(&"CCBot"));
-        assert!(!ai.contains(&"Googlebot") && !ai.contains(&"Bingbot"));
+        let has = |token: &str| ai.iter().any(|a| a == token);
+        assert!(has("GPTBot") && has("ClaudeBot") && has("CCBot"));
+        assert!(!has("Googlebot") && !has("Bingbot"));
         assert_eq!(agents[agents.len() - ai.len()..], ai[..]);
     }
 
