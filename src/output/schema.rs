@@ -430,10 +430,65 @@ macro_rules! primitive_builder {
 
 primitive_builder!(BooleanBuilder, Float64Builder, Int32Builder, Int64Builder);
 
-impl ColumnBuilder for StringBuilder {
+/// Builds a [`Kind::Utf8`] column. Nulls are counted and appended in runs: most
+/// nullable string columns are null on most rows (an agents row's preferences, a
+/// document's absent headers), and Arrow's builder pays a bitmap write and an offset
+/// push for each null it is given one at a time.
+#[derive(Default)]
+pub struct StringColumn {
+    builder: StringBuilder,
+    /// Nulls appended since the last value, not yet in `builder`.
+    nulls: usize,
+}
+
+impl StringColumn {
+    #[inline]
+    pub fn append_value(&mut self, value: impl AsRef<str>) {
+        self.flush_nulls();
+        self.builder.append_value(value);
+    }
+
+    #[inline]
+    pub fn append_null(&mut self) {
+        self.nulls += 1;
+    }
+
+    #[inline]
+    pub fn append_option(&mut self, value: Option<impl AsRef<str>>) {
+        match value {
+            Some(value) => self.append_value(value),
+            None => self.append_null(),
+        }
+    }
+
+    /// `value` `n` times.
+    pub fn append_value_n(&mut self, value: &str, n: usize) {
+        self.flush_nulls();
+        self.builder.append_value_n(value, n);
+    }
+
+    /// `value`, or null, `n` times.
+    pub fn append_option_n(&mut self, value: Option<&str>, n: usize) {
+        match value {
+            Some(value) => self.append_value_n(value, n),
+            None => self.nulls += n,
+        }
+    }
+
+    #[inline]
+    fn flush_nulls(&mut self) {
+        if self.nulls > 0 {
+            self.builder.append_nulls(self.nulls);
+            self.nulls = 0;
+        }
+    }
+}
+
+impl ColumnBuilder for StringColumn {
     fn finish_within(&mut self, room: Room) -> ArrayRef {
-        let array = self.finish();
-        *self = StringBuilder::with_capacity(
+        self.flush_nulls();
+        let array = self.builder.finish();
+        self.builder = StringBuilder::with_capacity(
             Room::next(array.len(), room.rows),
             Room::next(array.value_data().len(), room.bytes),
         );

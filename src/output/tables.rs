@@ -11,7 +11,9 @@ use arrow_array::builder::{
     BooleanBuilder, Float64Builder, Int32Builder, Int64Builder, ListBuilder, StringBuilder,
 };
 
-use super::schema::{Column, ColumnBuilder, IdBuilder, Kind, Room, UtcTimestampBuilder};
+use super::schema::{
+    Column, ColumnBuilder, IdBuilder, Kind, Room, StringColumn, UtcTimestampBuilder,
+};
 
 /// The Arrow builder of a [`Kind`] (its `data_type`).
 macro_rules! builder_of {
@@ -20,7 +22,7 @@ macro_rules! builder_of {
     (Int32) => { Int32Builder };
     (Float64) => { Float64Builder };
     (Bool) => { BooleanBuilder };
-    (Utf8) => { StringBuilder };
+    (Utf8) => { StringColumn };
     (Utf8List) => { ListBuilder<StringBuilder> };
     (TimestampUtc) => { UtcTimestampBuilder };
 }

@@ -80,8 +80,8 @@ impl SitesBuilder {
             c.block.append_option(a.block);
         }
         c.doc_id.append_option_n(site.doc_id, n);
-        repeat_str(&mut c.url, site.url, n);
-        repeat_str(&mut c.start_url, site.start_url, n);
+        c.url.append_option_n(site.url, n);
+        c.start_url.append_option_n(site.start_url, n);
         match site.http_status {
             Some(status) => c.http_status.append_value_n(i32::from(status), n),
             None => c.http_status.append_nulls(n),
@@ -93,7 +93,7 @@ impl SitesBuilder {
             Some(rank) => c.rank.append_value_n(rank, n),
             None => c.rank.append_nulls(n),
         }
-        repeat_str(&mut c.top_k, site.top_k, n);
+        c.top_k.append_option_n(site.top_k, n);
         c.site_key.append_value_n(site.site_key, n);
         c.status_semantics.append_value_n(site.status_semantics, n);
         c.crawl.append_value_n(site.crawl, n);
@@ -108,10 +108,3 @@ impl SitesBuilder {
     }
 }
 
-/// `value`, or null, `n` times.
-fn repeat_str(builder: &mut arrow_array::builder::StringBuilder, value: Option<&str>, n: usize) {
-    match value {
-        Some(value) => builder.append_value_n(value, n),
-        None => builder.append_nulls(n),
-    }
-}
