@@ -109,7 +109,7 @@ fn obeys_line<'a>(s: &'a BTreeMap<String, (usize, Vec<String>)>, agent: &str) ->
 #[test]
 #[cfg_attr(
     not(feature = "external-tests"),
-    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+    ignore = "needs the venv (jwm-robotstxt, Google's parser; protego; html5lib) and npm robots-parser (make node): make test"
 )]
 fn audit_report_matches_google_and_the_file() {
     let dir = scratch("audit");
@@ -386,7 +386,7 @@ fn audit_report_matches_google_and_the_file() {
 #[test]
 #[cfg_attr(
     not(feature = "external-tests"),
-    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+    ignore = "needs the venv (html5lib, for tests/audit/check_html.py): make test"
 )]
 fn audit_reports_the_500_kib_cut_and_defaults() {
     let dir = scratch("audit-cut");
@@ -436,7 +436,7 @@ fn audit_reports_the_500_kib_cut_and_defaults() {
 #[test]
 #[cfg_attr(
     not(feature = "external-tests"),
-    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+    ignore = "needs the venv (html5lib, for tests/audit/check_html.py): make test"
 )]
 fn audit_html_escapes_the_file_and_usage_errors_exit_2() {
     let dir = scratch("audit-escape");
@@ -640,7 +640,7 @@ const NO_SIGNAL: &str = "nothing: no Content-Usage, Content-Signal, License, LLM
 #[test]
 #[cfg_attr(
     not(feature = "external-tests"),
-    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+    ignore = "needs the venv (html5lib, for tests/audit/check_html.py): make test"
 )]
 fn audit_says_what_the_file_says_about_ai_use() {
     let dir = scratch("audit-ai-use");

@@ -42,7 +42,7 @@ const COLUMNS: [&str; 7] = [
 #[test]
 #[cfg_attr(
     not(feature = "external-tests"),
-    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+    ignore = "needs the venv (tests/sites/make_corpus.py; jwm-robotstxt for expect.py and expect_changes.py; DuckDB): make test"
 )]
 fn changes_and_query_match_independent_expectations_and_each_other() {
     let out = census("changes");
@@ -198,7 +198,7 @@ fn spilled_the_same(
 #[test]
 #[cfg_attr(
     not(feature = "external-tests"),
-    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+    ignore = "needs the venv (tests/sites/make_corpus.py, and expect.py with jwm-robotstxt, which build the corpus): make test"
 )]
 fn changes_usage_errors_exit_2() {
     let out = census("changes-usage");
@@ -275,7 +275,7 @@ fn changes_usage_errors_exit_2() {
 #[test]
 #[cfg_attr(
     not(feature = "external-tests"),
-    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+    ignore = "needs the venv (tests/sites/make_corpus.py, expect.py with jwm-robotstxt, DuckDB): make test"
 )]
 fn the_sql_reference_gives_the_change_rows() {
     let out = census("changes-sql-step");

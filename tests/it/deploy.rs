@@ -172,7 +172,7 @@ fn run_every_index(
 #[test]
 #[cfg_attr(
     not(feature = "external-tests"),
-    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+    ignore = "needs the venv (PyYAML reads deploy/k8s-indexed-job.yaml): make test"
 )]
 fn k8s_indexed_job_shards_union_to_a_full_run() {
     let job = load("k8s-indexed-job.yaml");
@@ -234,7 +234,7 @@ fn k8s_indexed_job_shards_union_to_a_full_run() {
 #[test]
 #[cfg_attr(
     not(feature = "external-tests"),
-    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+    ignore = "needs the venv (botocore's AWS Batch API model): make test"
 )]
 fn aws_batch_array_shards_union_to_a_full_run() {
     let submit = load("aws-batch-array.json");
@@ -294,7 +294,7 @@ for op, path in (("SubmitJob", sys.argv[1]), ("RegisterJobDefinition", sys.argv[
 #[test]
 #[cfg_attr(
     not(feature = "external-tests"),
-    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+    ignore = "needs the wheel `make wheel` puts in dist/ and the venv's Python: make test"
 )]
 fn wheel_installs_robots_census_on_path() {
     let wheel = wheel();
@@ -487,7 +487,7 @@ fn indexed_step_job(file: &str, count_var: &str) -> (Vec<String>, BTreeMap<Strin
 #[test]
 #[cfg_attr(
     not(feature = "external-tests"),
-    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+    ignore = "needs the venv (PyYAML for deploy/k8s-*-job.yaml, botocore's AWS Batch API model): make test"
 )]
 fn the_step_jobs_decide_what_one_machine_decides() {
     let f = fixture("deploy-steps");

@@ -13,7 +13,7 @@ use crate::support::{oracle_answers, shared, unhex};
 #[test]
 #[cfg_attr(
     not(feature = "external-tests"),
-    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+    ignore = "needs ../shared/corpus (real robots.txt bodies) and the venv (jwm-robotstxt, Google's parser): make test"
 )]
 fn every_corpus_verdict_agrees_with_robots_cc() {
     let out = crate::support::corpus_oracle_answers();

@@ -129,7 +129,7 @@ proptest! {
     }
 
     #[test]
-    #[cfg_attr(not(feature = "external-tests"), ignore = "needs ../shared, the venv, Java or Chromium: make test")]
+    #[cfg_attr(not(feature = "external-tests"), ignore = "needs ../shared/corpus (real robots.txt bodies to mutate): make test")]
     fn mutated_corpus_bodies_never_panic(body in mutated_corpus_body(), agents in agents(), urls in urls()) {
         exercise(&body, &agents, &urls);
     }

@@ -87,7 +87,7 @@ fn manifest_types() -> HashMap<String, BTreeMap<String, u64>> {
 #[test]
 #[cfg_attr(
     not(feature = "external-tests"),
-    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+    ignore = "needs ../shared/corpus/warc (real WARC samples and their manifest.csv): make test"
 )]
 fn every_shared_warc_sample_is_accounted_for() {
     let out = scratch("shared-warcs").join("out");
@@ -317,7 +317,7 @@ fn tables_flag_writes_only_the_tables_asked_for() {
 #[test]
 #[cfg_attr(
     not(feature = "external-tests"),
-    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+    ignore = "needs ../shared/corpus (400 real robots.txt bodies): make test"
 )]
 fn many_chunks_and_row_groups_are_deterministic_and_complete() {
     let dir = scratch("row-groups");

@@ -252,7 +252,7 @@ fn agree(profile: Profile, field: &str) {
 #[test]
 #[cfg_attr(
     not(feature = "external-tests"),
-    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+    ignore = "needs ../shared/corpus, the venv (tests/oracle/profile_answers.py) and npm robots-parser (make node), which build the libraries' answers: make test"
 )]
 fn urllib_profile_agrees_with_cpython_robotparser() {
     agree(Profile::Urllib, "urllib");
@@ -261,7 +261,7 @@ fn urllib_profile_agrees_with_cpython_robotparser() {
 #[test]
 #[cfg_attr(
     not(feature = "external-tests"),
-    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+    ignore = "needs ../shared/corpus, the venv (protego) and npm robots-parser (make node), which build the libraries' answers: make test"
 )]
 fn protego_profile_agrees_with_protego() {
     agree(Profile::Protego, "protego");
@@ -270,7 +270,7 @@ fn protego_profile_agrees_with_protego() {
 #[test]
 #[cfg_attr(
     not(feature = "external-tests"),
-    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+    ignore = "needs ../shared/corpus, npm robots-parser (make node) and the venv (tests/oracle/profile_answers.py), which build the libraries' answers: make test"
 )]
 fn robots_parser_profile_agrees_with_npm_robots_parser() {
     agree(Profile::RobotsParser, "robots_parser");
@@ -510,7 +510,7 @@ fn run_census(out: &Path, inputs: &[&str], args: &[&str]) {
 #[test]
 #[cfg_attr(
     not(feature = "external-tests"),
-    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+    ignore = "needs the venv (DuckDB runs queries/*.sql): make test"
 )]
 fn profile_queries_agree_with_the_readings_table() {
     let dir = scratch("profile-queries");
@@ -765,7 +765,7 @@ fn profile_queries_agree_with_the_readings_table() {
 #[test]
 #[cfg_attr(
     not(feature = "external-tests"),
-    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+    ignore = "needs the venv (DuckDB runs queries/*.sql): make test"
 )]
 fn profile_sensitivity_without_google_leaves_its_columns_null() {
     let dir = scratch("profile-sensitivity-no-google");
@@ -810,7 +810,7 @@ fn profile_sensitivity_without_google_leaves_its_columns_null() {
 #[test]
 #[cfg_attr(
     not(feature = "external-tests"),
-    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+    ignore = "needs ../shared/corpus (real robots.txt bodies), the venv (protego) and npm robots-parser (make node): make test"
 )]
 fn readings_rows_agree_with_the_libraries() {
     let dir = scratch("readings-e2e");

@@ -10,7 +10,7 @@ use crate::support::{corpus_oracle_answers, python, repo, scratch, shared, wheel
 #[test]
 #[cfg_attr(
     not(feature = "external-tests"),
-    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+    ignore = "needs the wheel `make wheel` puts in dist/, ../shared/corpus and the venv (pytest, mypy, pyarrow, jwm-robotstxt, Google's parser): make test"
 )]
 fn python_module_agrees_with_googles_parser_and_the_cli() {
     let site = scratch("python-module").join("site");

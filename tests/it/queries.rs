@@ -405,7 +405,7 @@ fn absolute_sitemap(url: &[u8]) -> bool {
 #[test]
 #[cfg_attr(
     not(feature = "external-tests"),
-    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+    ignore = "needs the venv (DuckDB runs queries/*.sql): make test"
 )]
 fn every_query_agrees_with_independent_counts() {
     let dir = scratch("queries");
@@ -906,7 +906,7 @@ fn every_query_agrees_with_independent_counts() {
 #[test]
 #[cfg_attr(
     not(feature = "external-tests"),
-    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+    ignore = "needs the venv (DuckDB runs queries/*.sql): make test"
 )]
 fn input_problems_reports_a_cut_archive() {
     let dir = scratch("queries-cut");
@@ -945,7 +945,7 @@ fn input_problems_reports_a_cut_archive() {
 #[test]
 #[cfg_attr(
     not(feature = "external-tests"),
-    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+    ignore = "needs Java (Spark local) and the venv (pyspark, DuckDB): make test"
 )]
 fn every_query_gives_the_same_rows_in_duckdb_datafusion_and_spark() {
     // One dataset with every table: the samples with every profile, `sites` with a

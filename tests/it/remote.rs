@@ -155,19 +155,23 @@ pub(crate) fn moto_server(bucket: &str, objects: &[(String, PathBuf)]) -> Server
 /// data must read the same remotely as locally.
 pub(crate) fn sample_files() -> Vec<PathBuf> {
     let warc = shared().join("corpus/warc");
+    let mut files = clean_files();
+    files.extend([
+        warc.join("chatnoir-eu__chatnoir-resiliparse/clipped.warc.gz"),
+        warc.join("derived/warcfile.per-record.warc.zst"),
+        warc.join("webrecorder__warcio/example-trunc.warc"),
+    ]);
+    files
+}
+
+/// The clean samples only, the bundled ones of data-samples/ (a run of them exits 0;
+/// nothing of ../shared).
+pub(crate) fn clean_files() -> Vec<PathBuf> {
     vec![
         repo().join("data-samples/cc-robotstxt-sample.warc.gz"),
         repo().join("data-samples/IAH-urls-wget.warc.gz"),
         repo().join("data-samples/robots-dump.csv.gz"),
-        warc.join("chatnoir-eu__chatnoir-resiliparse/clipped.warc.gz"),
-        warc.join("derived/warcfile.per-record.warc.zst"),
-        warc.join("webrecorder__warcio/example-trunc.warc"),
     ]
-}
-
-/// The clean samples only (a run of them exits 0).
-pub(crate) fn clean_files() -> Vec<PathBuf> {
-    sample_files().into_iter().take(3).collect()
 }
 
 const CRAWL: &str = "CC-MAIN-2024-22";
@@ -320,7 +324,7 @@ pub(crate) fn path_arg(p: &Path) -> String {
 #[test]
 #[cfg_attr(
     not(feature = "external-tests"),
-    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+    ignore = "needs ../shared/corpus/warc (damaged WARC samples) and the venv's Python (tests/servers/fault_http.py): make test"
 )]
 fn http_paths_list_gives_the_rows_of_a_local_run() {
     let dir = scratch("remote_http_list");
@@ -357,7 +361,7 @@ fn http_paths_list_gives_the_rows_of_a_local_run() {
 #[test]
 #[cfg_attr(
     not(feature = "external-tests"),
-    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+    ignore = "needs ../shared/corpus/warc (damaged WARC samples) and the venv (moto S3 server): make test"
 )]
 fn s3_gzip_paths_list_via_crawl_gives_the_rows_of_a_local_run() {
     let dir = scratch("remote_s3_list");
@@ -458,7 +462,7 @@ impl Fixture {
 #[test]
 #[cfg_attr(
     not(feature = "external-tests"),
-    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+    ignore = "needs ../shared/corpus/warc (damaged WARC samples) and the venv's Python (tests/servers/fault_http.py): make test"
 )]
 fn transient_faults_are_retried_and_the_rows_equal_a_clean_run() {
     let f = fixture("remote_faults", &sample_files());
@@ -507,7 +511,7 @@ fn transient_faults_are_retried_and_the_rows_equal_a_clean_run() {
 #[test]
 #[cfg_attr(
     not(feature = "external-tests"),
-    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+    ignore = "needs the venv's Python (tests/servers/fault_http.py, the fault-injecting HTTP server): make test"
 )]
 fn a_spent_retry_budget_is_an_error_row_and_resume_completes_the_input() {
     let f = fixture("remote_budget", &clean_files());
@@ -561,7 +565,7 @@ fn a_spent_retry_budget_is_an_error_row_and_resume_completes_the_input() {
 #[test]
 #[cfg_attr(
     not(feature = "external-tests"),
-    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+    ignore = "needs the venv's Python (tests/servers/fault_http.py, the fault-injecting HTTP server): make test"
 )]
 fn not_found_and_access_denied_are_final_at_once() {
     let f = fixture("remote_final", &clean_files());
@@ -615,7 +619,7 @@ fn not_found_and_access_denied_are_final_at_once() {
 #[test]
 #[cfg_attr(
     not(feature = "external-tests"),
-    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+    ignore = "needs the venv's Python (tests/servers/fault_http.py, the fault-injecting HTTP server): make test"
 )]
 fn an_object_that_changes_mid_stream_is_an_error_row_not_a_mix() {
     let f = fixture("remote_changed", &clean_files());
@@ -643,7 +647,7 @@ fn an_object_that_changes_mid_stream_is_an_error_row_not_a_mix() {
 #[test]
 #[cfg_attr(
     not(feature = "external-tests"),
-    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+    ignore = "needs the venv's Python (tests/servers/fault_http.py, the fault-injecting HTTP server): make test"
 )]
 fn a_continuation_with_other_bytes_or_none_is_a_final_error_row() {
     // A cut body continued with a Range request: a 206 whose Content-Range starts
@@ -679,7 +683,7 @@ fn a_continuation_with_other_bytes_or_none_is_a_final_error_row() {
 #[test]
 #[cfg_attr(
     not(feature = "external-tests"),
-    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+    ignore = "needs the venv's Python (tests/servers/fault_http.py, the fault-injecting HTTP server): make test"
 )]
 fn max_requests_caps_the_requests_in_flight() {
     let dir = scratch("remote_max_requests");
@@ -712,7 +716,7 @@ fn max_requests_caps_the_requests_in_flight() {
 #[test]
 #[cfg_attr(
     not(feature = "external-tests"),
-    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+    ignore = "needs the venv's Python (tests/servers/fault_http.py, the fault-injecting HTTP server): make test"
 )]
 fn a_throttled_input_does_not_hold_up_the_others() {
     let f = fixture("remote_throttled_overlap", &clean_files());
@@ -754,7 +758,7 @@ fn a_throttled_input_does_not_hold_up_the_others() {
 #[test]
 #[cfg_attr(
     not(feature = "external-tests"),
-    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+    ignore = "needs the venv's Python (tests/servers/fault_http.py, the fault-injecting HTTP server): make test"
 )]
 fn cut_bodies_are_continued_with_a_single_request_allowed() {
     // Each input is opened before a pool thread is free to read it; with one request
@@ -792,7 +796,7 @@ fn cut_bodies_are_continued_with_a_single_request_allowed() {
 #[test]
 #[cfg_attr(
     not(feature = "external-tests"),
-    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+    ignore = "needs the venv (moto S3 server, boto3): make test"
 )]
 fn store_api_puts_gets_lists_and_deletes_on_s3_and_locally() {
     use robots_census::store::{Location, StoreOptions, Stores};

@@ -74,7 +74,7 @@ fn temporaries(dir: &Path) -> Vec<PathBuf> {
 #[test]
 #[cfg_attr(
     not(feature = "external-tests"),
-    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+    ignore = "needs ../shared/corpus/warc (damaged WARC samples) and the venv (moto S3 server, boto3): make test"
 )]
 fn s3_output_holds_the_bytes_of_a_local_output() {
     let dir = scratch("remote_out_s3");
@@ -311,7 +311,7 @@ impl ThrottledToS3 {
 #[test]
 #[cfg_attr(
     not(feature = "external-tests"),
-    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+    ignore = "needs the venv (moto S3 server, boto3; tests/servers/fault_http.py): make test"
 )]
 fn a_resumed_s3_task_deletes_its_earlier_parts_under_another_crawl() {
     // Throttled for good, the sample's task is committed with one
@@ -339,7 +339,7 @@ fn a_resumed_s3_task_deletes_its_earlier_parts_under_another_crawl() {
 #[test]
 #[cfg_attr(
     not(feature = "external-tests"),
-    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+    ignore = "needs the venv (moto S3 server, boto3; tests/servers/fault_http.py): make test"
 )]
 fn an_s3_attempt_killed_before_its_manifest_leaves_no_part_behind() {
     // Issue 22: an S3 attempt killed after uploading its parts and before its manifest
@@ -426,7 +426,7 @@ fn is_request_to(e: &serde_json::Value, path: &str) -> bool {
 #[test]
 #[cfg_attr(
     not(feature = "external-tests"),
-    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+    ignore = "needs the venv's Python (tests/servers/fault_http.py, the fault-injecting HTTP server): make test"
 )]
 fn a_remote_run_killed_with_sigkill_then_resumed_equals_a_clean_run() {
     let dir = scratch("remote_out_sigkill");
@@ -550,7 +550,7 @@ fn a_remote_run_killed_with_sigkill_then_resumed_equals_a_clean_run() {
 #[test]
 #[cfg_attr(
     not(feature = "external-tests"),
-    ignore = "needs the venv (moto): make test"
+    ignore = "needs ../shared/corpus/warc (damaged WARC samples) and the venv (moto S3 server, boto3): make test"
 )]
 fn the_steps_after_the_run_work_on_an_s3_dataset() {
     let dir = scratch("remote_out_steps");

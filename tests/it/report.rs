@@ -440,7 +440,7 @@ fn compare(page: &Value, results: &BTreeMap<String, QueryRows>, tables: &[(&str,
 #[test]
 #[cfg_attr(
     not(feature = "external-tests"),
-    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+    ignore = "needs the venv (tests/sites/make_corpus.py, html5lib, DuckDB): make test"
 )]
 fn report_numbers_equal_the_queries() {
     let (d, page) = default_report();
@@ -515,7 +515,7 @@ fn report_numbers_equal_the_queries() {
 #[test]
 #[cfg_attr(
     not(feature = "external-tests"),
-    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+    ignore = "needs the venv (tests/sites/make_corpus.py, html5lib): make test"
 )]
 fn report_is_self_contained_html_without_parse_errors() {
     let (_, page) = default_report();
@@ -563,7 +563,7 @@ fn report_is_self_contained_html_without_parse_errors() {
 #[test]
 #[cfg_attr(
     not(feature = "external-tests"),
-    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+    ignore = "needs Chromium (make chromium) and the venv's Python (tests/sites/make_corpus.py): make test"
 )]
 fn chromium_renders_every_chart_with_a_size() {
     let (d, page) = default_report();
@@ -627,7 +627,7 @@ fn chromium_renders_every_chart_with_a_size() {
 #[test]
 #[cfg_attr(
     not(feature = "external-tests"),
-    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+    ignore = "needs the venv (tests/sites/make_corpus.py, html5lib, DuckDB): make test"
 )]
 fn options_rerun_the_sites_step_and_the_page_says_so() {
     let d = dataset("report-options");
@@ -670,7 +670,7 @@ fn options_rerun_the_sites_step_and_the_page_says_so() {
 #[test]
 #[cfg_attr(
     not(feature = "external-tests"),
-    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+    ignore = "needs the venv (html5lib, DuckDB): make test"
 )]
 fn a_run_of_the_agents_subset_gets_a_page_that_names_what_it_cannot_draw() {
     // `run --tables agents` (the AI-blocking study's subset) writes no groups nor
@@ -727,7 +727,7 @@ fn a_run_of_the_agents_subset_gets_a_page_that_names_what_it_cannot_draw() {
 #[test]
 #[cfg_attr(
     not(feature = "external-tests"),
-    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+    ignore = "needs the venv's Python (tests/sites/make_corpus.py): make test"
 )]
 fn a_crawl_without_a_place_in_time_is_named_above_the_headline() {
     // The default dataset's big.csv names no crawl, so its captures are `unknown`,

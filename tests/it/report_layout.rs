@@ -331,7 +331,7 @@ fn section_screenshots(page: &Path, dir: &Path, measured: &Value) -> Vec<PathBuf
 #[test]
 #[cfg_attr(
     not(feature = "external-tests"),
-    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+    ignore = "needs Chromium (make chromium) and the venv's Python (tests/report/make_crawls.py): make test"
 )]
 fn report_of_20_crawls_and_the_default_agents_has_no_clipped_overlapping_or_confused_marks() {
     let dir = scratch("report-layout");
@@ -455,7 +455,7 @@ const FIXTURE: &str = r##"<!DOCTYPE html>
 #[test]
 #[cfg_attr(
     not(feature = "external-tests"),
-    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+    ignore = "needs Chromium (make chromium): make test"
 )]
 fn measure_js_reports_each_kind_of_violation_on_a_fixture() {
     let dir = scratch("report-layout-fixture");
@@ -545,7 +545,7 @@ fn measure_js_reports_each_kind_of_violation_on_a_fixture() {
 #[test]
 #[cfg_attr(
     not(feature = "external-tests"),
-    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+    ignore = "needs ../shared/agents (ai.robots.txt's robots.json) and the venv's Python (scripts/agent_purposes.py): make test"
 )]
 fn agent_purposes_are_the_scripts_output_from_ai_robots_txt() {
     // src/report/purposes.tsv (the report's agent groups and colours) is made, not typed:

@@ -695,7 +695,7 @@ fn says(kind: &str, row: &BTreeMap<&str, Option<String>>) -> String {
 #[test]
 #[cfg_attr(
     not(feature = "external-tests"),
-    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+    ignore = "needs Java (Spark local) and the venv (pyspark, DuckDB): make test"
 )]
 fn signal_queries_count_what_the_rows_say() {
     let out = run_bodies("signal-queries");

@@ -186,7 +186,7 @@ fn key(row: &BTreeMap<String, Value>) -> String {
 #[test]
 #[cfg_attr(
     not(feature = "external-tests"),
-    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+    ignore = "needs the venv (tests/sites/make_corpus.py; expect.py with jwm-robotstxt, Google's parser): make test"
 )]
 fn sites_match_independent_expectations_under_every_option() {
     let out = census("sites-options");
@@ -261,7 +261,7 @@ fn sites_match_independent_expectations_under_every_option() {
 #[test]
 #[cfg_attr(
     not(feature = "external-tests"),
-    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+    ignore = "needs the venv (tests/sites/make_corpus.py, and expect.py with jwm-robotstxt, which build the corpus): make test"
 )]
 fn documents_carry_the_columns_the_sites_step_reads() {
     let out = census("sites-documents");
@@ -330,7 +330,7 @@ fn documents_carry_the_columns_the_sites_step_reads() {
 #[test]
 #[cfg_attr(
     not(feature = "external-tests"),
-    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+    ignore = "needs the venv (tests/sites/make_corpus.py, and expect.py with jwm-robotstxt, which build the corpus): make test"
 )]
 fn sites_output_is_deterministic_and_replaces_the_old_table() {
     let out = census("sites-determinism");
@@ -441,7 +441,7 @@ fn sites_output_is_deterministic_and_replaces_the_old_table() {
 #[test]
 #[cfg_attr(
     not(feature = "external-tests"),
-    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+    ignore = "needs the venv (tests/sites/make_corpus.py, and expect.py with jwm-robotstxt, which build the corpus): make test"
 )]
 fn sites_spilled_to_buckets_write_the_same_bytes() {
     // A --memory-limit of a few captures spills each crawl to many buckets; the corpus's
@@ -592,7 +592,7 @@ fn csv_redirects_are_followed_through_the_location_column() {
 #[test]
 #[cfg_attr(
     not(feature = "external-tests"),
-    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+    ignore = "needs the venv (tests/sites/make_corpus.py, and expect.py with jwm-robotstxt, which build the corpus): make test"
 )]
 fn sites_agents_option_and_usage_errors() {
     let out = census("sites-usage");
@@ -632,7 +632,7 @@ fn sites_agents_option_and_usage_errors() {
 #[test]
 #[cfg_attr(
     not(feature = "external-tests"),
-    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+    ignore = "needs ../shared/reference (Common Crawl's published status counts) and the venv (tests/sites/make_corpus.py, jwm-robotstxt, DuckDB): make test"
 )]
 fn queries_reproduce_the_published_shapes() {
     let out = census("sites-queries");
@@ -696,7 +696,7 @@ fn queries_reproduce_the_published_shapes() {
 #[test]
 #[cfg_attr(
     not(feature = "external-tests"),
-    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+    ignore = "needs ../shared/corpus (real robots.txt bodies) and the venv (jwm-robotstxt, Google's parser, in tests/sites/corpus_classes.py): make test"
 )]
 fn agent_classes_agree_with_robots_cc_on_the_corpus() {
     let out = scratch("sites-corpus-classes").join("classes.jsonl");
@@ -808,7 +808,7 @@ pub(crate) fn query_rows(out: &Path, args: &[&str]) -> Vec<Value> {
 #[test]
 #[cfg_attr(
     not(feature = "external-tests"),
-    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+    ignore = "needs the venv (tests/sites/make_corpus.py, expect.py with jwm-robotstxt, DuckDB): make test"
 )]
 fn the_sql_reference_gives_the_sites_rows() {
     let out = census("sites-sql-step");

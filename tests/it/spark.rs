@@ -332,7 +332,7 @@ fn log_lines(dir: &Path) -> Vec<String> {
 #[test]
 #[cfg_attr(
     not(feature = "external-tests"),
-    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+    ignore = "needs Java (Spark local) and the venv (pyspark): make test"
 )]
 fn spark_job_equals_one_machine_despite_a_retried_and_a_doubled_task() {
     let _one = SPARK.lock().unwrap_or_else(|e| e.into_inner());
@@ -401,7 +401,7 @@ fn spark_job_equals_one_machine_despite_a_retried_and_a_doubled_task() {
 #[test]
 #[cfg_attr(
     not(feature = "external-tests"),
-    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+    ignore = "needs Java (Spark local) and the venv (pyspark): make test"
 )]
 fn spark_job_fails_at_once_when_a_task_exits_2() {
     let _one = SPARK.lock().unwrap_or_else(|e| e.into_inner());

@@ -334,7 +334,7 @@ fn only_finished_tasks_are_read() {
 #[test]
 #[cfg_attr(
     not(feature = "external-tests"),
-    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+    ignore = "needs the venv (tests/sites/make_corpus.py, and expect.py with jwm-robotstxt, which build the corpus): make test"
 )]
 fn derived_tables_belong_to_their_run() {
     // Issue 20's reproduction: three crawls, `sites`, then `run --overwrite` on one

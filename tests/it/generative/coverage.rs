@@ -26,7 +26,7 @@ fn contains(body: &[u8], needle: &[u8]) -> bool {
 #[test]
 #[cfg_attr(
     not(feature = "external-tests"),
-    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+    ignore = "needs ../shared/corpus (real robots.txt bodies, the mutation seeds): make test"
 )]
 fn generated_cases_cover_the_grammar() {
     let corpus = corpus_files();

@@ -166,7 +166,7 @@ fn compare(case: &Case, answers: &[Answer]) -> Option<Disagreement> {
 #[test]
 #[cfg_attr(
     not(feature = "external-tests"),
-    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+    ignore = "needs ../shared/corpus (real robots.txt bodies) and the venv (jwm-robotstxt, Google's parser): make test"
 )]
 fn generated_bodies_agree_with_robots_cc() {
     let seed = env_u64("ROBOTS_CENSUS_FUZZ_SEED").unwrap_or(DEFAULT_SEED);
