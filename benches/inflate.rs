@@ -22,7 +22,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use flate2::{Crc, Decompress, FlushDecompress, Status};
-use robots_census::input::WholeInflater;
+use robots_census::internals::WholeInflater;
 use serde_json::json;
 
 /// Largest gzip member header accepted (the optional name and comment fields included).

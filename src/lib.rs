@@ -5,8 +5,8 @@
 //! ```text
 //! input (warc, csv, decompress, http)  ->  Capture { url, status, headers, body }
 //!   -> robots-census-engine (tokenize -> parse -> RobotsTxt model, lint findings, matcher)
-//!   -> verdicts (which (agent, url) questions each document is asked)
 //!   -> census (what each column holds: URL facts, status meanings, document counts)
+//!   -> verdicts (which (agent, url) questions each document is asked)
 //!   -> output (one Parquet writer per table, one part file per input)
 //! pipeline runs that flow over every input with rayon; config resolves what a run is asked.
 //! cli is the command layer: clap structs -> plain options -> a step -> an exit code.
@@ -14,32 +14,51 @@
 //! output::catalog names the files of each table (finished tasks, fresh derived tables).
 //! study runs SQL over the tables by name in an embedded DataFusion (`query`).
 //! sites (a later step) reads the tables back: the deciding capture per crawl, site and agent.
-//! audit reports on one robots.txt for people (findings, verdicts, RFC 9309 vs Google).
 //! changes compares two crawls of the sites table: per-site changes, blocks per agent.
+//! audit reports on one robots.txt for people (findings, verdicts, RFC 9309 vs Google).
 //! report draws the tables (sites, documents, groups, sitemaps, errors) as one HTML page.
 //! ```
 //!
-//! The robots.txt engine is a crate of its own, [`robots_census_engine`]: a pure library
-//! with no I/O. Give it bytes, get the model Google's robots.cc would build, and ask it
-//! questions.
+//! A module imports only modules of its own step or earlier ones (tests/it/layering.rs
+//! holds that order). The modules are private: the crate's interface is the
+//! `robots-census` command and its tables. The robots.txt engine is a crate of its own,
+//! [`robots_census_engine`]: a pure library with no I/O. Give it bytes, get the model
+//! Google's robots.cc would build, and ask it questions.
 
-pub mod audit;
-pub mod census;
-pub mod changes;
-pub mod check;
-pub mod cli;
-pub mod config;
-pub mod input;
-pub mod limits;
-pub mod output;
-pub mod pipeline;
-pub mod progress;
+mod audit;
+mod census;
+mod changes;
+mod check;
+mod cli;
+mod config;
+mod input;
+mod limits;
+mod output;
+mod pipeline;
+mod progress;
 #[cfg(feature = "study")]
-pub mod report;
-pub mod sites;
-pub mod spill;
-pub mod status;
-pub mod store;
+mod report;
+mod sites;
+mod spill;
+mod status;
+mod store;
 #[cfg(feature = "study")]
-pub mod study;
-pub mod verdicts;
+mod study;
+mod verdicts;
+
+pub use cli::{dispatch, Args};
+
+/// What the integration tests (`tests/it`) and the bench programs (`benches/`) reach
+/// inside the crate. Not an API: the crate's interface is the `robots-census` command
+/// and the Parquet tables; the library API is [`robots_census_engine`].
+#[doc(hidden)]
+pub mod internals {
+    pub use crate::census::status::classify;
+    pub use crate::changes::crawls;
+    pub use crate::input::{InputError, WholeInflater};
+    pub use crate::limits::ROBOTS_PARSE_CAP;
+    pub use crate::output::schema::{columns_markdown, schema_json, Table};
+    pub use crate::pipeline::INTERNAL_PANIC;
+    pub use crate::store::{Location, StoreError, StoreOptions, Stores};
+    pub use crate::verdicts::{parse_agent_list, DEFAULT_AGENTS};
+}

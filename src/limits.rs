@@ -6,9 +6,7 @@
 //! row), never fatal.
 
 // The robots.txt engine's caps: declared in its crate, named here with the rest.
-pub use robots_census_engine::limits::{
-    EXCERPT_LEN, MAX_FINDINGS_PER_CODE, MAX_LINE_LEN, ROBOTS_PARSE_CAP,
-};
+pub use robots_census_engine::limits::ROBOTS_PARSE_CAP;
 
 /// Bytes of a payload kept in memory. Everything the 500 KiB rule needs, and no
 /// more: the remainder of a body is counted, not stored. One byte past the parse

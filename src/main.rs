@@ -3,5 +3,5 @@
 use clap::Parser;
 
 fn main() -> std::process::ExitCode {
-    robots_census::cli::dispatch(&robots_census::cli::Args::parse()).into()
+    robots_census::dispatch(&robots_census::Args::parse()).into()
 }

@@ -109,12 +109,8 @@ impl<C: Chunk> Buckets<C> {
         }
     }
 
-    /// Whether there is no bucket.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
     /// Whether the buckets are on disk.
+    #[cfg(test)]
     pub fn spilled(&self) -> bool {
         matches!(self.store, Store::Disk { .. })
     }
@@ -164,6 +160,7 @@ impl<C: Chunk> Buckets<C> {
     }
 
     /// The bytes bucket `bucket` holds on disk (0 in memory).
+    #[cfg(test)]
     pub fn written(&self, bucket: usize) -> u64 {
         match &self.store {
             Store::Memory(_) => 0,
@@ -399,6 +396,7 @@ pub mod codec {
             self.take(n)
         }
 
+        #[cfg(test)]
         pub fn is_empty(&self) -> bool {
             self.bytes.is_empty()
         }

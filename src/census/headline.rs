@@ -12,8 +12,6 @@ use std::collections::BTreeMap;
 use robots_census_engine::Scope;
 use serde::{Deserialize, Serialize};
 
-use crate::verdicts::default_ai_agents;
-
 /// One input's counts, as its task manifest keeps them.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Headline {
@@ -90,10 +88,9 @@ impl Headline {
         }
     }
 
-    /// The table printed at the end of `run`: the run's agents that are on the default
-    /// list's AI part (all of the run's agents when none is), most blocked first.
-    pub fn render(&self, run_agents: &[String], out: &str) -> String {
-        let ai = default_ai_agents();
+    /// The table printed at the end of `run`: the run's agents that are on `ai` (the
+    /// default list's AI part), all of the run's agents when none is, most blocked first.
+    pub fn render(&self, run_agents: &[String], ai: &[String], out: &str) -> String {
         let mut agents: Vec<&str> = run_agents
             .iter()
             .map(String::as_str)
@@ -169,6 +166,7 @@ mod tests {
         let agents: Vec<String> = ["Googlebot", "ClaudeBot", "GPTBot"]
             .map(str::to_owned)
             .to_vec();
+        let ai = crate::verdicts::default_ai_agents();
         let headline = Headline {
             parsed: 8,
             blocked: [
@@ -177,7 +175,7 @@ mod tests {
             ]
             .into(),
         };
-        let text = headline.render(&agents, "out");
+        let text = headline.render(&agents, &ai, "out");
         assert!(text.contains("AI crawlers blocked, of 8 parsed robots.txt captures"));
         assert!(!text.contains("Googlebot"), "{text}");
         let gpt = text.find("GPTBot").expect("GPTBot row");
@@ -186,7 +184,7 @@ mod tests {
         assert!(text.contains("25.0%") && text.contains("12.5%"), "{text}");
         assert!(text.contains("robots-census sites out"));
         // A run asking only about search crawlers gets them.
-        let search = headline.render(&agents[..1], "out");
+        let search = headline.render(&agents[..1], &ai, "out");
         assert!(search.contains("Crawlers blocked") && search.contains("50.0%"));
     }
 }

@@ -86,6 +86,7 @@ pub fn url_authority(url: &str) -> Option<String> {
 /// A 3xx response's `Location`, resolved against the capture's URL (RFC 9110: a
 /// relative reference is relative to the target URI). `None` when either does
 /// not parse or the header is empty.
+#[cfg(test)]
 pub fn resolve_location(base: &str, location: &str) -> Option<String> {
     resolve_location_against(&url::Url::parse(base).ok()?, location)
 }
@@ -120,6 +121,7 @@ pub fn lookup_key_of(parsed: &url::Url) -> &str {
 
 /// Whether a URL is a site's robots.txt as Common Crawl selects them: http(s),
 /// a host, the path exactly `/robots.txt`, no query.
+#[cfg(test)]
 pub fn is_robots_url(url: &str) -> bool {
     url::Url::parse(url).is_ok_and(|parsed| is_robots_parsed(&parsed))
 }

@@ -25,7 +25,7 @@ mod write;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-pub use diff::{AgentSummary, Change, Summary};
+pub use diff::{AgentSummary, Summary};
 
 use crate::limits::{
     CHANGES_BYTES_PER_LINE, CHANGES_BYTES_PER_SITE, CHANGES_RESERVE, SITES_MAX_BUCKETS,

@@ -9,7 +9,6 @@ mod exit;
 mod options;
 
 pub use args::{Args, Command};
-pub use commands::run_checked;
 pub use exit::Exit;
 
 /// Runs the command the user asked for.

@@ -8,7 +8,7 @@ mod inputs;
 
 use std::path::{Path, PathBuf};
 
-pub use inputs::{InputsAsked, COMMON_CRAWL};
+pub use inputs::InputsAsked;
 
 use crate::input::{CsvOptions, ReadOptions};
 use crate::limits::MAX_QUESTIONS_PER_DOCUMENT;

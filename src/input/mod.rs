@@ -8,8 +8,8 @@
 //!      -> Capture (reused buffer, body kept up to limits::BODY_KEEP_CAP)
 //! ```
 //!
-//! The pipeline calls [`open_location`] (local files through [`open_input`], remote
-//! objects through the store layer and [`open_read`]) and then
+//! The pipeline calls [`open_location`] (local files opened directly, remote objects
+//! through the store layer, each sniffed by [`open_read`]) and then
 //! [`CaptureReader::next_event`] until it
 //! returns `None`. Every record yields exactly one [`Event`]; problems never stop the
 //! reader, they become `Problem` events (or `warnings` of a capture) and reading goes on.
@@ -252,7 +252,9 @@ pub trait CaptureReader: Send {
 }
 
 /// Opens `path`, sniffs its format from the content (the extension is only a hint)
-/// and returns a reader of its captures.
+/// and returns a reader of its captures: [`open_location`] of a local path, for the
+/// readers' tests.
+#[cfg(test)]
 pub fn open_input(path: &Path, opts: &ReadOptions) -> Result<Box<dyn CaptureReader>, InputProblem> {
     let file = open_file(path)?;
     open_read(Box::new(file), &file_name(path), opts)
@@ -281,7 +283,8 @@ fn file_name(path: &Path) -> String {
         .unwrap_or_default()
 }
 
-/// Like [`open_input`] over any byte stream; `name_hint` (a file name) is used only
+/// Sniffs the format of any byte stream from its content and returns a reader of its
+/// captures; `name_hint` (a file name) is used only
 /// when the content does not decide the format (e.g. an empty or corrupt start).
 pub fn open_read(
     reader: Box<dyn Read + Send>,

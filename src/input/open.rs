@@ -56,7 +56,7 @@ impl Unreadable {
     }
 }
 
-/// Opens `input`: local files directly (as [`super::open_input`]), remote objects as a
+/// Opens `input`: local files directly, remote objects as a
 /// streaming [`crate::store::RemoteRead`] (its first request sent and retried here)
 /// whose failure handle is returned with the reader.
 pub fn open_location(

@@ -111,9 +111,10 @@ pub struct Part {
 pub struct Catalog {
     /// The dataset root as given (a local directory, or an `s3://` URL).
     pub root: String,
-    /// A local dataset's directory, canonical: every path of [`Catalog::files`] is under it.
+    /// A local dataset's directory, canonical: every path of [`Catalog::files`] is under
+    /// it (the study engine's table locations).
+    #[cfg(feature = "study")]
     pub dir: Option<PathBuf>,
-    pub meta: DatasetMeta,
     pub state: DatasetState,
     tables: BTreeMap<&'static str, Entry>,
     /// The part files of each run table, in path order.
@@ -198,8 +199,8 @@ impl Catalog {
         }
         Ok(Catalog {
             root,
+            #[cfg(feature = "study")]
             dir: local,
-            meta,
             state,
             tables,
             parts: all_parts,

@@ -47,6 +47,7 @@ impl ReadError {
 
 /// Every `*.parquet` file under `dir` (a table's directory), in path order; none when
 /// `dir` does not exist.
+#[cfg(test)]
 pub fn part_files(dir: &Path) -> Result<Vec<PathBuf>, ReadError> {
     if !dir.exists() {
         return Ok(Vec::new());
@@ -74,33 +75,6 @@ pub fn batches(
     let file = open(path)?;
     let builder = ParquetRecordBatchReaderBuilder::try_new(file).map_err(parquet_err(path))?;
     reader(path, builder, columns)
-}
-
-/// The rows of the part file `path`, from its footer alone.
-pub fn file_rows(path: &Path) -> Result<usize, ReadError> {
-    let builder =
-        ParquetRecordBatchReaderBuilder::try_new(open(path)?).map_err(parquet_err(path))?;
-    Ok(usize::try_from(builder.metadata().file_metadata().num_rows()).unwrap_or(0))
-}
-
-/// The first value of the string column `column` of the part file `path` (`None` when
-/// the file has no rows or the value is null): a derived table's crawl, one per file.
-pub fn first_value(path: &Path, column: &str) -> Result<Option<String>, ReadError> {
-    let builder =
-        ParquetRecordBatchReaderBuilder::try_new(open(path)?).map_err(parquet_err(path))?;
-    let builder = builder.with_limit(1);
-    for batch in reader(path, builder, &[column])? {
-        let batch = batch?;
-        let c = Columns {
-            batch: &batch,
-            path,
-        };
-        let values = c.str(column)?;
-        if batch.num_rows() > 0 {
-            return Ok(opt(values, 0).map(str::to_owned));
-        }
-    }
-    Ok(None)
 }
 
 /// Typed access to one column of a batch, with errors naming the file and the column.
@@ -183,11 +157,6 @@ impl RowGroup<'_> {
         };
         let start: u64 = groups.iter().take(self.index).map(count).sum();
         start..start + groups.get(self.index).map_or(0, count)
-    }
-
-    /// The rows of the whole file.
-    pub fn file_rows(&self) -> u64 {
-        u64::try_from(self.meta.metadata().file_metadata().num_rows()).unwrap_or(0)
     }
 
     /// [`batches`] of this row group only.

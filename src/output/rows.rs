@@ -13,13 +13,13 @@ use robots_census_engine::{
 
 use crate::census::document::{cut_at_500kib, Counts, SitemapFacts};
 
-use super::schema::{Table, TableSet};
+use super::schema::{Room, Table, TableSet};
 use super::tables::{
     Agents, Documents, Errors, Groups, Readings, Rules, Signals, Sitemaps, Verdicts,
 };
 use crate::census::readings::Reading;
 
-/// A document id: 128 bits, see [`crate::pipeline::doc_id`].
+/// A document id: 128 bits, see [`crate::pipeline::document::doc_id`].
 pub type DocId = [u8; 16];
 
 /// What the tables say about a capture besides its robots.txt: filled by the pipeline.
@@ -439,7 +439,6 @@ pub struct Batches {
     agents: Agents,
     readings: Readings,
     signals: Signals,
-    rows: usize,
 }
 
 impl Batches {
@@ -457,42 +456,31 @@ impl Batches {
         self.tables.contains(table)
     }
 
-    /// Rows appended since the last `finish`, over all tables.
-    pub fn rows(&self) -> usize {
-        self.rows
-    }
 
     /// A document and everything its robots.txt says (`doc` is `None` when
     /// there was no body to parse: revisits, error statuses).
     pub fn document(&mut self, info: &DocInfo<'_>, doc: Option<&RobotsTxt<'_>>) {
         self.documents.append(info, doc);
-        self.rows += 1;
         if let Some(doc) = doc {
             if self.wants(Table::Groups) {
                 self.groups.append(info.doc_id, doc);
-                self.rows += doc.groups.len();
             }
             if self.wants(Table::Rules) {
                 self.rules.append(info.doc_id, doc);
-                self.rows += doc.rules.len() + doc.others.len();
             }
             if self.wants(Table::Sitemaps) {
                 self.sitemaps.append(info.doc_id, info.host, doc);
-                self.rows += doc.sitemaps.len();
             }
             if self.wants(Table::Signals) {
                 self.signals.append(info.doc_id, info.url, doc);
-                self.rows += doc.signals.len();
             }
             self.errors.append_findings(info, &doc.findings);
-            self.rows += doc.findings.len();
         }
     }
 
     pub fn verdict(&mut self, doc_id: DocId, agent: &str, url: &str, verdict: &Verdict<'_>) {
         if self.wants(Table::Verdicts) {
             self.verdicts.append(doc_id, agent, url, verdict);
-            self.rows += 1;
         }
     }
 
@@ -500,14 +488,12 @@ impl Batches {
     pub fn profile_verdict(&mut self, doc_id: DocId, row: &ProfileVerdict<'_>) {
         if self.wants(Table::Verdicts) {
             self.verdicts.append_answer(doc_id, row);
-            self.rows += 1;
         }
     }
 
     pub fn agent(&mut self, doc_id: DocId, row: &AgentRow<'_>) {
         if self.wants(Table::Agents) {
             self.agents.append(doc_id, row);
-            self.rows += 1;
         }
     }
 
@@ -515,36 +501,33 @@ impl Batches {
     pub fn reading(&mut self, doc_id: DocId, host: &str, agent: &str, reading: &Reading) {
         if self.wants(Table::Readings) {
             self.readings.append(doc_id, host, agent, reading);
-            self.rows += 1;
         }
     }
 
     pub fn problem(&mut self, problem: &Problem<'_>) {
         self.errors.append_problem(problem);
-        self.rows += 1;
     }
 
     /// One record batch per table of the run, in [`Table::ALL`] order; the builders are
     /// left empty for reuse. The tables `--tables` left out have no batch: their
     /// builders hold no rows, and finishing them was work done for nothing.
     pub fn finish(&mut self) -> Result<Vec<(Table, RecordBatch)>, arrow_schema::ArrowError> {
-        self.rows = 0;
         let tables = self.tables;
         macro_rules! finish_if {
             ($tables:expr, $table:expr, $builders:expr) => {
                 if $tables.contains($table) {
-                    $builders.finish()
+                    $builders.finish_within(Room::RUN)
                 } else {
                     Vec::new()
                 }
             };
         }
         let columns = [
-            self.documents.finish(),
+            self.documents.finish_within(Room::RUN),
             finish_if!(tables, Table::Groups, self.groups),
             finish_if!(tables, Table::Rules, self.rules),
             finish_if!(tables, Table::Sitemaps, self.sitemaps),
-            self.errors.finish(),
+            self.errors.finish_within(Room::RUN),
             finish_if!(tables, Table::Verdicts, self.verdicts),
             finish_if!(tables, Table::Agents, self.agents),
             finish_if!(tables, Table::Readings, self.readings),

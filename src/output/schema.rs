@@ -371,7 +371,7 @@ impl Column {
 }
 
 pub use super::tables::{
-    AGENTS, CHANGES, CRAWL, DOCUMENTS, ERRORS, GROUPS, RANKS, READINGS, RULES, SIGNALS, SITEMAPS,
+    AGENTS, CHANGES, DOCUMENTS, ERRORS, GROUPS, RANKS, READINGS, RULES, SIGNALS, SITEMAPS,
     SITES, VERDICTS,
 };
 
@@ -382,11 +382,6 @@ pub use super::tables::{
 /// each batch again.
 pub trait ColumnBuilder: Default {
     fn finish_within(&mut self, room: Room) -> ArrayRef;
-
-    /// [`ColumnBuilder::finish_within`] the room of a run's batches.
-    fn finish_array(&mut self) -> ArrayRef {
-        self.finish_within(Room::RUN)
-    }
 }
 
 /// The most values and string bytes a finished builder keeps room for.

@@ -53,12 +53,7 @@ macro_rules! table {
 
         impl $builders {
             /// The arrays in schema order (without the tail column); the builders are
-            /// left empty for the next batch, with the room of a run's batches.
-            pub fn finish(&mut self) -> Vec<ArrayRef> {
-                self.finish_within(Room::RUN)
-            }
-
-            /// [`Self::finish`], the builders keeping up to `room` for the next batch.
+            /// left empty for the next batch, keeping up to `room`.
             pub fn finish_within(&mut self, room: Room) -> Vec<ArrayRef> {
                 vec![ $( ColumnBuilder::finish_within(&mut self.$name, room), )* ]
             }

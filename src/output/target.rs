@@ -89,14 +89,6 @@ impl OutTarget {
         }
     }
 
-    /// The store handle of an S3 dataset.
-    pub fn stores(&self) -> Option<&Arc<Stores>> {
-        match self {
-            OutTarget::Local(_) => None,
-            OutTarget::S3 { stores, .. } => Some(stores),
-        }
-    }
-
     /// The object at `rel` (a `/`-separated path under the dataset root).
     fn object(root: &Location, rel: &str) -> Location {
         match root {

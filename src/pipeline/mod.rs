@@ -29,7 +29,6 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-pub use document::{doc_id, parse_warc_date};
 pub use report::Summary;
 
 use crate::config::RunConfig;

@@ -82,7 +82,8 @@ impl Summary {
             headline.merge(&input.headline);
         }
         if headline.parsed > 0 {
-            out += &headline.render(&self.agents, &self.out);
+            let ai = crate::verdicts::default_ai_agents();
+            out += &headline.render(&self.agents, &ai, &self.out);
         }
         out
     }

@@ -31,7 +31,6 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 pub use crate::census::site_classes::{PerClass, StatusClass, StatusSemantics};
-pub use crate::limits::MAX_REDIRECT_HOPS;
 pub use key::SiteKey;
 
 use crate::limits::{

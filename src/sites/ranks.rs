@@ -10,6 +10,7 @@ use arrow_array::RecordBatch;
 use super::SiteKey;
 use super::SitesError;
 use crate::census::urls::{host_name, registrable_domain};
+use crate::output::schema::Room;
 use crate::output::Table;
 
 /// A parsed ranks file: (rank, host) sorted by rank then host, one row per host,
@@ -88,7 +89,7 @@ pub fn batch(ranks: &Ranks) -> Result<RecordBatch, arrow_schema::ArrowError> {
             .registrable_domain
             .append_option(registrable_domain(name));
     }
-    RecordBatch::try_new(Table::Ranks.schema(), columns.finish())
+    RecordBatch::try_new(Table::Ranks.schema(), columns.finish_within(Room::RUN))
 }
 
 #[cfg(test)]

@@ -35,7 +35,6 @@ pub use error::StoreError;
 pub use location::Location;
 pub use read::{FailureHandle, RemoteRead};
 pub use retry::RetryPolicy;
-pub use service::USER_AGENT;
 
 use retry::{retrying, Budget};
 use service::GuardedConnector;
@@ -158,11 +157,10 @@ impl Stores {
     }
 
     /// Writes `bytes` as the whole object at `loc` in one PUT (retried: a PUT is
-    /// idempotent). A local file is written under a temporary name and renamed, its
-    /// directory made first.
+    /// idempotent). Remote locations only.
     pub fn put(&self, loc: &Location, bytes: Bytes) -> Result<(), StoreError> {
-        if let Location::Local(path) = loc {
-            return write_local(loc, path, |tmp| std::fs::write(tmp, &bytes));
+        if let Location::Local(_) = loc {
+            return Err(local_write(loc));
         }
         let (store, path) = self.client(loc)?;
         let payload = PutPayload::from_bytes(bytes);
@@ -178,7 +176,7 @@ impl Stores {
     /// than two are in flight, so memory stays under about `4 * part_size` (the read
     /// buffer and three parts at the peak) whatever the file's size. Retried
     /// as a whole: a failed attempt's upload is aborted and the next starts again from
-    /// the file. A local `loc` is a copy under a temporary name, renamed.
+    /// the file. Remote locations only.
     pub fn put_file(
         &self,
         loc: &Location,
@@ -189,8 +187,8 @@ impl Stores {
         let size = std::fs::metadata(source)
             .map_err(|e| local_error(&source_loc, &e))?
             .len();
-        if let Location::Local(path) = loc {
-            return write_local(loc, path, |tmp| std::fs::copy(source, tmp).map(|_| ()));
+        if let Location::Local(_) = loc {
+            return Err(local_write(loc));
         }
         if size <= part_size as u64 {
             let bytes = std::fs::read(source).map_err(|e| local_error(&source_loc, &e))?;
@@ -445,22 +443,10 @@ pub fn credentials_in_env() -> bool {
     .any(|k| std::env::var_os(k).is_some_and(|v| !v.is_empty()))
 }
 
-/// Writes the local file `path` (the location `loc`) by `write` under a temporary name,
-/// then renames it into place; its directory is made first.
-fn write_local(
-    loc: &Location,
-    path: &std::path::Path,
-    write: impl FnOnce(&std::path::Path) -> std::io::Result<()>,
-) -> Result<(), StoreError> {
-    let mut tmp = path.to_owned().into_os_string();
-    tmp.push(".tmp");
-    let tmp = std::path::PathBuf::from(tmp);
-    let parent = path.parent().filter(|p| !p.as_os_str().is_empty());
-    parent
-        .map_or(Ok(()), std::fs::create_dir_all)
-        .and_then(|()| write(&tmp))
-        .and_then(|()| std::fs::rename(&tmp, path))
-        .map_err(|e| local_error(loc, &e))
+/// The refusal of a write to a local path: the output's local files are written by
+/// the output itself (a temporary name, fsync, rename), never through the store.
+fn local_write(loc: &Location) -> StoreError {
+    StoreError::Setup(format!("{loc}: a local path is not written through the object store"))
 }
 
 /// Feeds `source` to `writer` in `part_size` reads, waiting whenever two parts are

@@ -13,7 +13,7 @@
 mod engine;
 mod results;
 
-pub use engine::{Engine, EngineOptions, Results, DEFAULT_MEMORY_LIMIT};
+pub use engine::{Engine, EngineOptions};
 pub use results::{write_results, Format};
 
 use std::path::PathBuf;

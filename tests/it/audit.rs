@@ -94,7 +94,7 @@ fn python_json(args: &[&std::ffi::OsStr]) -> Value {
 }
 
 fn default_crawlers() -> Vec<String> {
-    robots_census::verdicts::parse_agent_list(robots_census::verdicts::DEFAULT_AGENTS)
+    robots_census::internals::parse_agent_list(robots_census::internals::DEFAULT_AGENTS)
 }
 
 fn obeys_line<'a>(s: &'a BTreeMap<String, (usize, Vec<String>)>, agent: &str) -> &'a str {

@@ -117,7 +117,7 @@ fn changes_and_query_match_independent_expectations_and_each_other() {
 
     // The command and the query agree: each consecutive pair's summary per agent (read
     // back from the command's JSON above; the report shows the query's rows).
-    let crawls = robots_census::changes::crawls(&out).expect("crawls");
+    let crawls = robots_census::internals::crawls(&out).expect("crawls");
     let mut from_command = Vec::new();
     for pair in crawls.windows(2) {
         let summary = &pairs[&format!("{}|{}", pair[0], pair[1])]["summary"];

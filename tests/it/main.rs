@@ -12,6 +12,7 @@ mod differential;
 mod docs;
 mod generated;
 mod generative;
+mod layering;
 mod lint_rules;
 mod parser_props;
 mod pipeline;

@@ -12,8 +12,8 @@ use std::path::Path;
 use std::process::Command;
 
 use arrow_array::{Array, Int32Array, Int64Array, RecordBatch, StringArray};
-use robots_census::census::status::classify;
-use robots_census::verdicts::{parse_agent_list, DEFAULT_AGENTS};
+use robots_census::internals::classify;
+use robots_census::internals::{parse_agent_list, DEFAULT_AGENTS};
 use robots_census_engine::{RobotsTxt, Scope};
 use serde_json::Value;
 

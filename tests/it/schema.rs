@@ -5,10 +5,10 @@ use parquet::basic::Encoding;
 use parquet::file::reader::{FileReader, SerializedFileReader};
 use std::collections::BTreeSet;
 
-use robots_census::input::InputError;
-use robots_census::output::schema::{columns_markdown, schema_json, Table};
-use robots_census::pipeline::INTERNAL_PANIC;
-use robots_census::store::StoreError;
+use robots_census::internals::InputError;
+use robots_census::internals::{columns_markdown, schema_json, Table};
+use robots_census::internals::INTERNAL_PANIC;
+use robots_census::internals::StoreError;
 use robots_census_engine::Code;
 
 use crate::support::{bin, gz_record, http_block, parts, repo, scratch};

@@ -396,8 +396,8 @@ fn sites_output_is_deterministic_and_replaces_the_old_table() {
     assert!(stored.iter().all(|r| r["host_name"] == r["host"]));
     // Each column is written with the dictionary and statistics its Layout names.
     for (table, dir) in [
-        (robots_census::output::Table::Sites, "sites"),
-        (robots_census::output::Table::Ranks, "ranks"),
+        (robots_census::internals::Table::Sites, "sites"),
+        (robots_census::internals::Table::Ranks, "ranks"),
     ] {
         use parquet::file::reader::{FileReader, SerializedFileReader};
         for part in files(&out.join(dir)) {

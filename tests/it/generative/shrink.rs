@@ -40,7 +40,7 @@ pub fn minimise(
 ) -> Question {
     let deadline = Instant::now() + time;
     // Both parsers read only the first 512,000 bytes.
-    q.body.truncate(robots_census::limits::ROBOTS_PARSE_CAP);
+    q.body.truncate(robots_census::internals::ROBOTS_PARSE_CAP);
     loop {
         let size = (q.body.len(), q.url.len(), q.agent.len());
         for lines in [true, false] {
