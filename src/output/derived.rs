@@ -234,7 +234,11 @@ mod tests {
                     c.to_crawl.append_value("CC-MAIN-2026-05");
                     row += 1;
                 }
-                RecordBatch::try_new(Table::Changes.schema(), c.finish_within(crate::output::schema::Room::RUN)).expect("a changes batch")
+                RecordBatch::try_new(
+                    Table::Changes.schema(),
+                    c.finish_within(crate::output::schema::Room::RUN),
+                )
+                .expect("a changes batch")
             })
             .collect()
     }

@@ -456,7 +456,6 @@ impl Batches {
         self.tables.contains(table)
     }
 
-
     /// A document and everything its robots.txt says (`doc` is `None` when
     /// there was no body to parse: revisits, error statuses).
     pub fn document(&mut self, info: &DocInfo<'_>, doc: Option<&RobotsTxt<'_>>) {

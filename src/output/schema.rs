@@ -371,8 +371,8 @@ impl Column {
 }
 
 pub use super::tables::{
-    AGENTS, CHANGES, DOCUMENTS, ERRORS, GROUPS, RANKS, READINGS, RULES, SIGNALS, SITEMAPS,
-    SITES, VERDICTS,
+    AGENTS, CHANGES, DOCUMENTS, ERRORS, GROUPS, RANKS, READINGS, RULES, SIGNALS, SITEMAPS, SITES,
+    VERDICTS,
 };
 
 /// An Arrow builder that hands its column over as an array. It is left empty, with

@@ -107,4 +107,3 @@ impl SitesBuilder {
         RecordBatch::try_new(Table::Sites.schema(), columns)
     }
 }
-

@@ -446,7 +446,9 @@ pub fn credentials_in_env() -> bool {
 /// The refusal of a write to a local path: the output's local files are written by
 /// the output itself (a temporary name, fsync, rename), never through the store.
 fn local_write(loc: &Location) -> StoreError {
-    StoreError::Setup(format!("{loc}: a local path is not written through the object store"))
+    StoreError::Setup(format!(
+        "{loc}: a local path is not written through the object store"
+    ))
 }
 
 /// Feeds `source` to `writer` in `part_size` reads, waiting whenever two parts are
