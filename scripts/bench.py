@@ -11,8 +11,8 @@ still run, and the script exits 1 at the end.
 4. end to end  ``robots-census run`` vs ``python_baseline.py`` vs ``gzip -dc`` and
            ``benches/inflate.rs`` (the decompression limit), ``--threads 1`` and ``2``
 5. hostile peak memory on a 100 MiB body and on a gzip bomb
-6. guard   this build vs a pinned earlier commit (``bench_guard.py``) on the same file,
-           runs interleaved, with ``gzip -dc``: the speed regression guard
+6. guard   this build vs the previous release (``bench_guard.py``): instructions counted
+           by callgrind on the same file decide; wall-clock runs interleaved beside
 7. crawl   the crawl slice (``bench_crawl.py``): 1,000 small inputs from local disk and
            from a loopback HTTP server injecting 503s, vs one large file, 1 and 2 threads
 
@@ -469,17 +469,21 @@ def main():
     parser.add_argument("--only", default="parse,verdicts,python,e2e,guard,crawl,query",
                         help="comma-separated steps (also: sites and changes, not run by "
                              "default: their 10M crawls take several minutes each)")
-    parser.add_argument("--baseline", default="579cf91",
+    parser.add_argument("--baseline", default="3478ea6",
                         help="the commit the guard compares this build with")
-    parser.add_argument("--guard-input", default="cc.warc.gz", help="the guard's input, in --out")
+    parser.add_argument("--guard-input", default="cc-small.warc.gz",
+                        help="the input whose instructions the guard counts, in --out")
+    parser.add_argument("--guard-time-input", default="cc.warc.gz",
+                        help="the input the guard times (shown, not guarded), in --out")
     parser.add_argument("--query-input", default="cc.warc.gz",
                         help="the input of the query step's dataset, in --out")
     parser.add_argument("--sites-sizes", default="2000000,10000000",
                         help="captures of the sites step's generated crawls")
     parser.add_argument("--changes-captures", default="2000000,10000000",
                         help="captures of each of the changes step's two generated crawls")
-    parser.add_argument("--guard-max", type=float, default=1.10,
-                        help="fail when a guarded run takes more than this times the baseline's")
+    parser.add_argument("--guard-max", type=float, default=1.04,
+                        help="fail when a guarded run executes more than this times the "
+                             "baseline's instructions")
     args = parser.parse_args()
     args.out = str(Path(args.out).resolve())
     args.shared = str(Path(args.shared).resolve())
