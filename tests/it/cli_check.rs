@@ -1,13 +1,14 @@
 //! The `check` and `lint` commands, run as the built binary: output formats and
 //! documented exit codes.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 use serde_json::Value;
 
-use crate::support::scratch;
+use crate::support::{repo, scratch};
 
 const ROBOTS: &str =
     "user-agent: *\ndisallow: /private\n\nuser-agent: GPTBot\ndisallow: /\nallow: /public\n";
@@ -309,13 +310,233 @@ fn check_usage_errors_exit_2() {
     );
 }
 
-#[test]
-fn check_help_documents_exit_codes() {
-    let out = run(&["check", "--help"], None);
+/// The exit codes of `src/cli/exit.rs`, the source of truth: `Variant = N` in
+/// `enum Exit`, variant name -> number.
+fn exit_codes() -> BTreeMap<String, u8> {
+    let source =
+        std::fs::read_to_string(repo().join("src/cli/exit.rs")).expect("read src/cli/exit.rs");
+    let body = source
+        .split("pub enum Exit {")
+        .nth(1)
+        .and_then(|rest| rest.split('}').next())
+        .expect("enum Exit in src/cli/exit.rs");
+    let variant = regex::Regex::new(r"(?m)^\s*([A-Z]\w*)\s*=\s*(\d+)\s*,").expect("regex");
+    let codes: BTreeMap<String, u8> = variant
+        .captures_iter(body)
+        .map(|c| (c[1].to_owned(), c[2].parse().expect("exit code")))
+        .collect();
+    assert!(
+        codes.len() >= 2,
+        "no `Variant = N,` lines read from enum Exit: {codes:?}"
+    );
+    codes
+}
+
+/// What each function of `src/cli/commands.rs` and `src/cli/exit.rs` can end with:
+/// function name -> (the `Exit` variants its body names, the functions of these files
+/// it calls). Path-qualified calls (`pipeline::run(...)`) and method calls are other
+/// modules' functions and are not followed; `Exit::findings_unless(...)` is.
+fn exits_by_function(variants: &BTreeMap<String, u8>) -> BTreeMap<String, [BTreeSet<String>; 2]> {
+    let function = regex::Regex::new(r"\bfn\s+(\w+)\s*[<(]").expect("regex");
+    let named = regex::Regex::new(r"\bExit::(\w+)").expect("regex");
+    let called = regex::Regex::new(r"\b(\w+)\(").expect("regex");
+    let mut bodies: Vec<(String, String)> = Vec::new();
+    for file in ["src/cli/commands.rs", "src/cli/exit.rs"] {
+        let source = std::fs::read_to_string(repo().join(file)).expect("read source");
+        // Comments name functions and codes without calling or returning them.
+        let source: String = source
+            .lines()
+            .filter(|l| !l.trim_start().starts_with("//"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let starts: Vec<(usize, String)> = function
+            .captures_iter(&source)
+            .map(|c| (c.get(0).expect("match").start(), c[1].to_owned()))
+            .collect();
+        for (k, (start, name)) in starts.iter().enumerate() {
+            let end = starts.get(k + 1).map_or(source.len(), |(s, _)| *s);
+            bodies.push((name.clone(), source[*start..end].to_owned()));
+        }
+    }
+    let names: BTreeSet<String> = bodies.iter().map(|(n, _)| n.clone()).collect();
+    let mut functions: BTreeMap<String, [BTreeSet<String>; 2]> = BTreeMap::new();
+    // A name defined twice (`#[cfg]` alternatives) can end as either.
+    for (name, body) in &bodies {
+        let [ends, calls] = functions.entry(name.clone()).or_default();
+        for c in named.captures_iter(body) {
+            if variants.contains_key(&c[1]) {
+                ends.insert(c[1].to_owned());
+            } else if names.contains(&c[1]) {
+                calls.insert(c[1].to_owned());
+            }
+        }
+        // The body starts with its own `fn name(`: not a call.
+        let after_signature = body.find('(').map_or("", |i| &body[i..]);
+        for c in called.captures_iter(after_signature) {
+            let start = c.get(1).expect("name").start();
+            let qualified = after_signature[..start].ends_with(&[':', '.'][..]);
+            if !qualified && names.contains(&c[1]) && c[1] != *name {
+                calls.insert(c[1].to_owned());
+            }
+        }
+    }
+    functions
+}
+
+/// The `Exit` variants `name` can end with, following its calls.
+fn exits_of(name: &str, functions: &BTreeMap<String, [BTreeSet<String>; 2]>) -> BTreeSet<String> {
+    let mut ends = BTreeSet::new();
+    let mut seen = BTreeSet::new();
+    let mut todo = vec![name.to_owned()];
+    while let Some(f) = todo.pop() {
+        if !seen.insert(f.clone()) {
+            continue;
+        }
+        if let Some([e, calls]) = functions.get(&f) {
+            ends.extend(e.iter().cloned());
+            todo.extend(calls.iter().cloned());
+        }
+    }
+    ends
+}
+
+/// The commands `robots-census --help` lists (without `help`).
+fn commands() -> Vec<String> {
+    let out = run(&["--help"], None);
     assert_eq!(out.status.code(), Some(0));
-    assert!(stdout(&out).contains("Exit codes:"), "{}", stdout(&out));
-    let lint = run(&["lint", "--help"], None);
-    assert!(stdout(&lint).contains("Exit codes:"), "{}", stdout(&lint));
+    let text = stdout(&out);
+    let listed: Vec<String> = text
+        .lines()
+        .skip_while(|l| l.trim_end() != "Commands:")
+        .skip(1)
+        .take_while(|l| !l.trim().is_empty())
+        // A command's line is indented by two; its wrapped description by more.
+        .filter(|l| l.starts_with("  ") && !l.starts_with("   "))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|c| *c != "help")
+        .map(str::to_owned)
+        .collect();
+    assert!(listed.len() >= 2, "no commands in --help:\n{text}");
+    listed
+}
+
+/// The `Exit codes:` listing of a --help text, code -> meaning (continuation lines
+/// joined), in the order listed; None when there is none.
+fn exit_listing(help: &str) -> Option<Result<Vec<(u8, String)>, String>> {
+    let mut lines = help.lines().skip_while(|l| l.trim_end() != "Exit codes:");
+    lines.next()?;
+    let mut entries: Vec<(u8, String)> = Vec::new();
+    for line in lines.take_while(|l| !l.trim().is_empty()) {
+        let indent = line.len() - line.trim_start().len();
+        let text = line.trim();
+        let (first, rest) = text.split_once(' ').unwrap_or((text, ""));
+        match (indent, first.parse::<u8>(), entries.last_mut()) {
+            (2, Ok(code), _) => entries.push((code, rest.trim().to_owned())),
+            (3.., Err(_), Some((_, meaning))) => {
+                meaning.push(' ');
+                meaning.push_str(text);
+            }
+            _ => return Some(Err(format!("not a line of the listing: {line:?}"))),
+        }
+    }
+    Some(Ok(entries))
+}
+
+/// Commands whose --help has no `Exit codes:` listing (`agents` ends 0, or 2 when it
+/// cannot write its list). Adding a listing to one of them fails the test until it
+/// leaves this list, so the listing is checked.
+const WITHOUT_EXIT_LISTING: &[&str] = &["agents"];
+
+/// Every command's --help lists exactly the exit codes the command can end with, each
+/// with its number (as `src/cli/exit.rs` defines it) and a meaning: what
+/// `src/cli/commands.rs` returns from the command (its body and the functions of the
+/// command layer it calls), and 2 for a usage error (clap's, which the binary is run
+/// with to see it).
+#[test]
+fn help_documents_every_exit_code_each_command_can_end_with() {
+    let variants = exit_codes();
+    let name_of: BTreeMap<u8, &str> = variants.iter().map(|(n, c)| (*c, n.as_str())).collect();
+    let functions = exits_by_function(&variants);
+    let mut failures = Vec::new();
+    let mut returned = BTreeSet::new();
+    let mut without_listing = Vec::new();
+    for command in commands() {
+        if !functions.contains_key(&command) {
+            failures.push(format!(
+                "{command}: no `fn {command}` in src/cli/commands.rs to read its exit codes from"
+            ));
+            continue;
+        }
+        let mut ends = exits_of(&command, &functions);
+        // A usage error is clap's, before the command runs: see its code.
+        let usage = run(&[&command, "--no-such-option"], None);
+        let usage_code = usage.status.code().expect("exit code");
+        match u8::try_from(usage_code).ok().and_then(|c| name_of.get(&c)) {
+            Some(name) => {
+                ends.insert((*name).to_owned());
+            }
+            _ => failures.push(format!(
+                "{command}: a usage error exits {usage_code}, no code of src/cli/exit.rs"
+            )),
+        }
+        returned.extend(ends.iter().cloned());
+        let help = run(&[&command, "--help"], None);
+        assert_eq!(help.status.code(), Some(0), "{command} --help");
+        let help = stdout(&help);
+        let listing = match exit_listing(&help) {
+            None => {
+                without_listing.push(command);
+                continue;
+            }
+            Some(Err(e)) => {
+                failures.push(format!("{command} --help: {e}"));
+                continue;
+            }
+            Some(Ok(listing)) => listing,
+        };
+        let listed: Vec<u8> = listing.iter().map(|(code, _)| *code).collect();
+        if !listed.is_sorted() || listed.iter().collect::<BTreeSet<_>>().len() != listed.len() {
+            failures.push(format!(
+                "{command} --help: codes out of order or repeated: {listed:?}"
+            ));
+        }
+        for (code, meaning) in &listing {
+            match name_of.get(code) {
+                None => failures.push(format!(
+                    "{command} --help lists {code}, which is no exit code of src/cli/exit.rs ({variants:?})"
+                )),
+                Some(name) if !ends.contains(*name) => failures.push(format!(
+                    "{command} --help lists {code} ({name}), which the command never ends with"
+                )),
+                Some(_) => {}
+            }
+            if meaning.split_whitespace().count() < 2 {
+                failures.push(format!(
+                    "{command} --help: {code} has no meaning: {meaning:?}"
+                ));
+            }
+        }
+        for name in &ends {
+            let code = variants[name];
+            if !listed.contains(&code) {
+                failures.push(format!(
+                    "{command} can exit {code} ({name}), which its --help does not list:\n{help}"
+                ));
+            }
+        }
+    }
+    if without_listing != WITHOUT_EXIT_LISTING {
+        failures.push(format!(
+            "commands without an `Exit codes:` listing: {without_listing:?}, expected {WITHOUT_EXIT_LISTING:?}"
+        ));
+    }
+    // Every code is one some command ends with (else the reading above missed it).
+    for (name, code) in &variants {
+        if !returned.contains(name) {
+            failures.push(format!("no command was found to end with {code} ({name})"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
 #[test]
