@@ -482,27 +482,65 @@ mod tests {
         assert!(args.options().expect_err("refused").contains("gogle"));
     }
 
+    /// `--memory-limit` sizes mean what DataFusion, which the query engine hands them
+    /// to, makes of the same text: what `SET datafusion.runtime.memory_limit = '<text>'`
+    /// leaves as a session's memory pool limit, asked of DataFusion itself.
+    ///
+    /// The project's rule: every unit is binary. K, M, G and T are 2^10, 2^20, 2^30 and
+    /// 2^40 bytes however they are spelled, so `512M`, `512MiB`, `512MB`, `512mb` and
+    /// `512m` are all 512 x 2^20 bytes: `MB` is never read as 10^6. DataFusion's own units
+    /// (K, M, G, upper case only) are binary, and one reading for every spelling means a
+    /// size never changes meaning with its case or suffix. Beyond DataFusion's forms the
+    /// project takes the `i`/`B` suffixes, lower case, T and a bare number of bytes; it
+    /// refuses 0, which DataFusion takes as no memory at all.
     #[test]
     #[cfg(feature = "study")]
     fn memory_limits_read_as_datafusion_reads_them() {
         use super::{parse_size, ByteSize};
         use datafusion::execution::context::SessionContext;
+        use datafusion::execution::memory_pool::MemoryLimit;
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .expect("tokio runtime");
+        // DataFusion's reading of `text` (None when it refuses it).
         let datafusion = |text: &str| {
-            SessionContext::parse_capacity_limit("datafusion.runtime.memory_limit", text).ok()
+            let ctx = SessionContext::new();
+            let set = format!("SET datafusion.runtime.memory_limit = '{text}'");
+            runtime.block_on(ctx.sql(&set)).ok()?;
+            match ctx.runtime_env().memory_pool.memory_limit() {
+                MemoryLimit::Finite(bytes) => Some(bytes),
+                _ => panic!("{set}: the memory pool has no finite limit"),
+            }
         };
-        // Every form DataFusion takes gives its bytes; ours also take i, B and lower case.
-        for number in ["1", "1.5", "256", "0.25", "1000"] {
+        // The comparison is not empty: DataFusion refuses what it does not read.
+        assert_eq!(datafusion("1T"), None, "DataFusion has no T");
+        assert_eq!(datafusion("1MB"), None, "DataFusion has no B suffix");
+        for number in ["1", "1.5", "256", "512", "0.25", "1000"] {
             for unit in ["K", "M", "G"] {
                 let theirs = datafusion(&format!("{number}{unit}")).expect("DataFusion's form");
+                let lower = unit.to_ascii_lowercase();
                 for ours in [
                     format!("{number}{unit}"),
                     format!("{number}{unit}iB"),
-                    format!("{number}{}b", unit.to_ascii_lowercase()),
+                    format!("{number}{unit}B"),
+                    format!("{number}{lower}b"),
+                    format!("{number}{lower}"),
+                    format!("{number} {unit}iB"),
                 ] {
                     assert_eq!(parse_size(&ours), Some(theirs), "{ours}");
                 }
             }
         }
+        // The rule, stated in bytes.
+        for mib in ["512M", "512MiB", "512MB", "512mb", "512m"] {
+            assert_eq!(
+                parse_size(mib),
+                Some(512 << 20),
+                "{mib}: binary, never 512 x 10^6"
+            );
+        }
+        assert_eq!(parse_size("1T"), Some(1 << 40));
+        assert_eq!(datafusion("0"), Some(0), "DataFusion takes 0");
         assert_eq!(parse_size("1000"), Some(1000));
         for bad in ["", "GiB", "1 PB", "-1G", "0"] {
             assert_eq!(parse_size(bad), None, "{bad}");
