@@ -785,8 +785,138 @@ fn manifest_count(out: &Path) -> usize {
     })
 }
 
+/// A loopback HTTP server (127.0.0.1) with one object that it holds back: every GET
+/// waits until [`HeldServer::release`], then gets the body in `pieces` pieces `pause`
+/// apart, so that the input cannot end before the test lets it, nor for
+/// `pieces * pause` after that. Every wait of its thread is bounded by `deadline`.
+struct HeldServer {
+    url: String,
+    asked: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    released: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl HeldServer {
+    fn start(
+        body: Vec<u8>,
+        pieces: usize,
+        pause: std::time::Duration,
+        deadline: std::time::Instant,
+    ) -> HeldServer {
+        use std::io::Write;
+        use std::sync::atomic::{AtomicBool, Ordering};
+        use std::sync::Arc;
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1");
+        listener
+            .set_nonblocking(true)
+            .expect("non-blocking listener");
+        let url = format!(
+            "http://{}/held.warc.gz",
+            listener.local_addr().expect("address")
+        );
+        let (asked, released, stop) = (
+            Arc::new(AtomicBool::new(false)),
+            Arc::new(AtomicBool::new(false)),
+            Arc::new(AtomicBool::new(false)),
+        );
+        let flags = (asked.clone(), released.clone(), stop.clone());
+        let thread = std::thread::spawn(move || {
+            let (asked, released, stop) = flags;
+            let waiting = || !stop.load(Ordering::SeqCst) && std::time::Instant::now() < deadline;
+            while waiting() {
+                let mut conn = match listener.accept() {
+                    Ok((conn, _)) => conn,
+                    Err(_) => {
+                        std::thread::sleep(std::time::Duration::from_millis(5));
+                        continue;
+                    }
+                };
+                let _ = conn.set_nonblocking(false);
+                let _ = conn.set_read_timeout(Some(std::time::Duration::from_secs(10)));
+                let mut head = Vec::new();
+                let mut byte = [0u8; 1];
+                while !head.ends_with(b"\r\n\r\n") {
+                    match conn.read(&mut byte) {
+                        Ok(1) => head.push(byte[0]),
+                        _ => break,
+                    }
+                }
+                let get = head.starts_with(b"GET ");
+                if get {
+                    asked.store(true, Ordering::SeqCst);
+                    while !released.load(Ordering::SeqCst) && waiting() {
+                        std::thread::sleep(std::time::Duration::from_millis(5));
+                    }
+                }
+                let header = [
+                    "HTTP/1.1 200 OK".to_owned(),
+                    format!("Content-Length: {}", body.len()),
+                    "Content-Type: application/octet-stream".to_owned(),
+                    "ETag: \"held\"".to_owned(),
+                    "Last-Modified: Wed, 01 Jan 2025 00:00:00 GMT".to_owned(),
+                    "Connection: close".to_owned(),
+                    "\r\n".to_owned(),
+                ]
+                .join("\r\n");
+                if conn.write_all(header.as_bytes()).is_err() || !get {
+                    continue;
+                }
+                // The reader hangs up when it stops: the rest is not wanted.
+                for piece in body.chunks(body.len().div_ceil(pieces).max(1)) {
+                    if conn.write_all(piece).and_then(|()| conn.flush()).is_err() || !waiting() {
+                        break;
+                    }
+                    std::thread::sleep(pause);
+                }
+            }
+        });
+        HeldServer {
+            url,
+            asked,
+            released,
+            stop,
+            thread: Some(thread),
+        }
+    }
+
+    /// Whether a GET of the object arrived (and is held).
+    fn asked(&self) -> bool {
+        self.asked.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    fn release(&self) {
+        self.released
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+impl Drop for HeldServer {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// A gzip WARC of `records` small robots.txt responses of hosts `<name>-<i>.example`.
+fn small_warc(name: &str, records: usize) -> Vec<u8> {
+    (0..records)
+        .flat_map(|i| {
+            let body = format!("User-agent: *\nDisallow: /private/{i}\n");
+            gz_record(
+                "response",
+                &format!("https://{name}-{i}.example/robots.txt"),
+                &http_block(200, body.as_bytes()),
+            )
+        })
+        .collect()
+}
+
 /// Ctrl-C, and SIGTERM (what Kubernetes and AWS Batch send), stop the run at the
-/// next record: finished tasks stay, no temporary file is left, exit 130.
+/// next record: finished tasks stay, no temporary file is left, exit 130 for both
+/// (the handler takes SIGTERM as Ctrl-C; `run --help` documents 130 for both).
 #[test]
 fn ctrl_c_and_sigterm_stop_cleanly_and_keep_completed_tasks() {
     for signal in ["-INT", "-TERM"] {
@@ -794,47 +924,116 @@ fn ctrl_c_and_sigterm_stop_cleanly_and_keep_completed_tasks() {
     }
 }
 
+/// Waits for `child` at most until `deadline`; kills it and fails past that.
+fn wait_until(
+    child: &mut std::process::Child,
+    deadline: std::time::Instant,
+    what: &str,
+) -> std::process::ExitStatus {
+    loop {
+        if let Some(status) = child.try_wait().expect("try_wait") {
+            return status;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{what}: the run did not end in time (killed)");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+}
+
+/// The run reads three local inputs and one from a [`HeldServer`]; the signal is sent
+/// once the three tasks are committed and the held input's GET is waiting, so the run
+/// is certainly still working: it cannot end before the test releases the body, which
+/// it does only after the signal, and the body then takes two seconds to arrive while
+/// the handler sets its flag at once.
 fn stops_cleanly_on(signal: &str) {
+    let started = std::time::Instant::now();
+    let deadline = started + std::time::Duration::from_secs(120);
     let dir = scratch(&format!("signal{signal}"));
     let inputs_dir = dir.join("inputs");
     std::fs::create_dir_all(&inputs_dir).expect("inputs dir");
-    let sample =
-        std::fs::read(repo().join("data-samples/cc-robotstxt-sample.warc.gz")).expect("sample");
-    let inputs: Vec<PathBuf> = (0..40)
+    let local: Vec<PathBuf> = (0..3)
         .map(|i| {
             let path = inputs_dir.join(format!("part-{i:02}.warc.gz"));
-            std::fs::write(&path, &sample).expect("copy sample");
+            std::fs::write(&path, small_warc(&format!("local{i}"), 20)).expect("write input");
             path
         })
         .collect();
+    let server = HeldServer::start(
+        small_warc("held", 400),
+        100,
+        std::time::Duration::from_millis(20),
+        deadline,
+    );
     let out = dir.join("out");
-    let mut child = bin()
-        .arg("run")
-        .args(&inputs)
+    let stderr = dir.join("stderr.txt");
+    let mut run = bin();
+    run.arg("run")
+        .args(&local)
+        .arg(&server.url)
         .arg("--out")
         .arg(&out)
-        .args(["--quiet", "--threads", "1"])
-        .spawn()
-        .expect("spawn");
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
-    while manifest_count(&out) < 2 && std::time::Instant::now() < deadline {
+        .args(["--quiet", "--threads", "1", "--inputs-per-task", "1"])
+        .stderr(std::fs::File::create(&stderr).expect("stderr file"));
+    // Hermetic: the loopback server is asked directly, never through a proxy.
+    for var in [
+        "http_proxy",
+        "HTTP_PROXY",
+        "https_proxy",
+        "HTTPS_PROXY",
+        "all_proxy",
+        "ALL_PROXY",
+    ] {
+        run.env_remove(var);
+    }
+    let mut child = run.spawn().expect("spawn");
+    let log = || std::fs::read_to_string(&stderr).unwrap_or_default();
+    while manifest_count(&out) < local.len() || !server.asked() {
+        if let Some(status) = child.try_wait().expect("try_wait") {
+            panic!(
+                "{signal}: the run ended ({status}) before the signal, with the held input \
+                 unreleased:\n{}",
+                log()
+            );
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!(
+                "{signal}: after 120 s, {} of {} local tasks done, held input asked: {}\n{}",
+                manifest_count(&out),
+                local.len(),
+                server.asked(),
+                log()
+            );
+        }
         std::thread::sleep(std::time::Duration::from_millis(5));
     }
+    assert!(
+        child.try_wait().expect("try_wait").is_none(),
+        "{signal}: the run is still working when the signal is sent"
+    );
     let status = std::process::Command::new("kill")
         .args([signal, &child.id().to_string()])
         .status()
         .expect("kill");
     assert!(status.success());
-    let exit = child.wait().expect("wait");
+    server.release();
+    let exit = wait_until(&mut child, deadline, signal);
+    assert_eq!(
+        exit.code(),
+        Some(130),
+        "{signal}: an interrupted run exits 130 ({exit}):\n{}",
+        log()
+    );
     let done = manifest_count(&out);
-    assert!(done >= 2, "{signal}: completed tasks are kept");
-    if done < inputs.len() {
-        assert_eq!(
-            exit.code(),
-            Some(130),
-            "{signal}: an interrupted run exits 130"
-        );
-    }
+    assert_eq!(
+        done,
+        local.len(),
+        "{signal}: the completed tasks are kept and the interrupted one is not committed"
+    );
     let files = tree(&out);
     assert!(
         files.keys().all(|p| !p.ends_with(".tmp")),
@@ -851,6 +1050,11 @@ fn stops_cleanly_on(signal: &str) {
             "{signal}: one part per completed task in {table}"
         );
     }
+    let kept: usize = input_reports(&out)
+        .iter()
+        .map(|r| r["documents"].as_u64().expect("documents") as usize)
+        .sum();
+    assert_eq!(kept, 3 * 20, "{signal}: the completed tasks' documents");
 }
 
 /// The headline `run` ends with, parsed from its stderr: parsed captures, and per agent
