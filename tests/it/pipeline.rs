@@ -250,7 +250,7 @@ fn sample_run_offsets_refetch_records_and_verdicts_recheck() {
         checked += 1;
     }
     let agents =
-        robots_census::verdicts::parse_agent_list(robots_census::verdicts::DEFAULT_AGENTS).len();
+        robots_census::internals::parse_agent_list(robots_census::internals::DEFAULT_AGENTS).len();
     assert_eq!(
         checked,
         urls.len() * agents * 2,
