@@ -38,6 +38,24 @@
 #![deny(missing_docs)]
 #![warn(unreachable_pub)]
 
+/// Counts `$n` elementary steps of the engine (bytes the lexer or matcher covers,
+/// rules and groups a verdict examines, agent names compared) for the adversarial
+/// tests' work ratios (`work.rs`, `adversarial.rs`). Only the engine's own unit
+/// tests have a counter: in every other build, the release library included, this
+/// expands to nothing and `$n` is not even evaluated, so the hot paths pay nothing.
+#[cfg(test)]
+macro_rules! count_work {
+    ($n:expr) => {
+        $crate::work::add($n)
+    };
+}
+#[cfg(not(test))]
+macro_rules! count_work {
+    ($n:expr) => {};
+}
+
+#[cfg(test)]
+mod adversarial;
 mod agent;
 mod classify;
 pub mod limits;
@@ -51,6 +69,8 @@ mod report;
 mod signals;
 mod tokenize;
 mod url;
+#[cfg(test)]
+mod work;
 
 pub use classify::{ProbeClass, Probes, RuleSetClass};
 pub use lint::{shown_excerpt, Code, Finding, Severity};

@@ -313,6 +313,7 @@ pub(crate) fn check_group(
     hashed: &mut Vec<u64>,
     out: &mut Vec<(u32, Code)>,
 ) {
+    count_work!(rules.len());
     if group.has_star {
         if let Some(rule) = rules
             .iter()

@@ -137,6 +137,7 @@ impl Bests {
     }
 
     fn offer(&mut self, index: usize, rule: &Rule<'_>, path: &[u8]) {
+        count_work!(1);
         let best = match rule.kind {
             RuleKind::Allow => &mut self.allow,
             RuleKind::Disallow => &mut self.disallow,
@@ -181,6 +182,7 @@ impl<'a> RobotsTxt<'a> {
         let (mut specific, mut global) = (Bests::NONE, Bests::NONE);
         let (mut named, mut star) = (false, false);
         for group in &self.groups {
+            count_work!(1);
             let names_agent = self.group_agents(group).iter().any(|a| a.names(agent));
             let bests = if names_agent {
                 named = true;

@@ -58,6 +58,7 @@ pub struct AgentLine<'a> {
 impl AgentLine<'_> {
     /// Whether this line names `agent` explicitly (a `*` line names no one).
     pub fn names(&self, agent: &[u8]) -> bool {
+        count_work!(1);
         !self.is_star && super::agent::token_matches(self.token, agent)
     }
 }

@@ -21,6 +21,8 @@ impl<'a> RobotsTxt<'a> {
     /// mid-line), then robots.cc's lexing, grouping and escaping. Never fails.
     pub fn parse(body: &'a [u8]) -> RobotsTxt<'a> {
         let parsed = &body[..body.len().min(ROBOTS_PARSE_CAP)];
+        // The body's facts: a UTF-8 check, a NUL search and an HTML sniff of `parsed`.
+        count_work!(parsed.len());
         let mut builder = Builder::new(body, parsed);
         for line in Lines::new(parsed) {
             builder.line(line);
@@ -118,6 +120,7 @@ impl<'a> Builder<'a> {
     }
 
     fn line(&mut self, line: Line<'a>) {
+        count_work!(1);
         self.doc.lines.lines = line.number;
         self.line_findings(&line);
         if line.has_comment {

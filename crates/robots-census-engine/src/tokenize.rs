@@ -138,6 +138,7 @@ impl<'a> Iterator for Lines<'a> {
                 None => (rest.len(), None),
             };
             let (raw, ending) = (&rest[..end], rest.get(end).copied());
+            count_work!(raw.len() + 1);
             match ending {
                 Some(ch) => {
                     self.pos = start + raw.len() + 1;
