@@ -141,7 +141,7 @@ fn manifest() -> Vec<ManifestRow> {
 #[test]
 #[cfg_attr(
     not(feature = "external-tests"),
-    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+    ignore = "needs ../shared/corpus/warc (the WARC samples): make test"
 )]
 fn corpus_counts_match_manifest() {
     let rows = manifest();
@@ -211,7 +211,7 @@ fn corpus_counts_match_manifest() {
 #[test]
 #[cfg_attr(
     not(feature = "external-tests"),
-    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+    ignore = "needs ../shared/corpus/warc (the WARC samples): make test"
 )]
 fn common_crawl_fields() {
     let d = open(&sample("iipc__jwarc/cc.warc.gz")).unwrap();
@@ -251,7 +251,7 @@ fn common_crawl_fields() {
 #[test]
 #[cfg_attr(
     not(feature = "external-tests"),
-    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+    ignore = "needs ../shared/corpus/warc (the WARC samples): make test"
 )]
 fn chunked_robots_txt_of_archive_org() {
     let d = open(&sample("iipc__webarchive-commons/IAH-urls-wget.warc.gz")).unwrap();
@@ -283,7 +283,7 @@ fn chunked_robots_txt_of_archive_org() {
 #[test]
 #[cfg_attr(
     not(feature = "external-tests"),
-    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+    ignore = "needs ../shared/corpus/warc (the WARC samples): make test"
 )]
 fn clueweb_gzip_content_encoding_is_decoded() {
     // ClueWeb left `Content-Encoding: gzip` in the headers of payloads it had already
@@ -305,7 +305,7 @@ fn clueweb_gzip_content_encoding_is_decoded() {
 #[test]
 #[cfg_attr(
     not(feature = "external-tests"),
-    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+    ignore = "needs ../shared/corpus/warc (the WARC samples): make test"
 )]
 fn whole_file_gzip_and_revisit() {
     let d = open(&sample(
@@ -337,7 +337,7 @@ fn whole_file_gzip_and_revisit() {
 #[test]
 #[cfg_attr(
     not(feature = "external-tests"),
-    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+    ignore = "needs ../shared/corpus/warc (the WARC samples): make test"
 )]
 fn members_not_aligned_with_records() {
     let path = sample("webrecorder__warcio/example-wrong-chunks.warc.gz");
@@ -355,7 +355,7 @@ fn members_not_aligned_with_records() {
 #[test]
 #[cfg_attr(
     not(feature = "external-tests"),
-    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+    ignore = "needs ../shared/corpus/warc (the WARC samples): make test"
 )]
 fn per_record_zstd() {
     let d = open(&sample("derived/warcfile.per-record.warc.zst")).unwrap();
@@ -382,7 +382,7 @@ fn per_record_zstd() {
 #[test]
 #[cfg_attr(
     not(feature = "external-tests"),
-    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+    ignore = "needs ../shared/corpus/warc (the WARC samples): make test"
 )]
 fn per_record_gzip_offsets_refetch_the_record() {
     let mut checked = 0;
@@ -870,7 +870,7 @@ proptest! {
     }
 
     #[test]
-    #[cfg_attr(not(feature = "external-tests"), ignore = "needs ../shared, the venv, Java or Chromium: make test")]
+    #[cfg_attr(not(feature = "external-tests"), ignore = "needs ../shared/corpus/warc (the WARC samples): make test")]
     fn mutated_samples_never_panic(
         seed in 0usize..6,
         flips in proptest::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 0..8),
@@ -1504,7 +1504,7 @@ fn member_whose_decoder_runs_to_the_end_gives_back_the_members_it_read() {
 #[test]
 #[cfg_attr(
     not(feature = "external-tests"),
-    ignore = "needs ../shared, the venv, Java or Chromium: make test"
+    ignore = "needs ../shared/corpus/warc (the WARC samples): make test"
 )]
 fn deletion_over_a_member_boundary_keeps_the_later_members() {
     // make fuzz-inputs, seed 22, mutant 681: 1,024 bytes deleted from 402 bytes before the
