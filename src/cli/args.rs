@@ -501,7 +501,7 @@ pub struct LintArgs {
 /// Arguments of `robots-census status`.
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Exit codes:\n  0  every task is done (and _SUCCESS was written)\n  1  some tasks are missing or must be retried\n  2  not a dataset, or it cannot be read"
+    after_help = "Exit codes:\n  0  every task is done (and _SUCCESS was written)\n  1  some tasks are missing or must be retried\n  2  usage error, not a dataset, or it cannot be read"
 )]
 pub struct StatusArgs {
     /// The dataset (the --out of `run`): a directory or s3://bucket/prefix.
