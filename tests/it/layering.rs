@@ -119,7 +119,10 @@ fn no_module_imports_a_later_step() {
     for line in lib.lines() {
         let line = line.trim_start_matches("pub ");
         if let Some(name) = line.strip_prefix("mod ").and_then(|l| l.strip_suffix(';')) {
-            assert!(layer_of(name).is_some(), "lib.rs: mod {name} is in no layer");
+            assert!(
+                layer_of(name).is_some(),
+                "lib.rs: mod {name} is in no layer"
+            );
         }
     }
 }

@@ -859,7 +859,10 @@ fn store_api_puts_gets_lists_and_deletes_on_s3_and_locally() {
         std::fs::write(&source, &big).expect("write big.bin");
         let (c, d) = (at("documents/c.parquet"), at("documents/d.parquet"));
         if let (Location::Local(c_path), Location::Local(d_path)) = (&c, &d) {
-            assert!(stores.put_file(&c, &source, 5 << 20).is_err(), "local put_file");
+            assert!(
+                stores.put_file(&c, &source, 5 << 20).is_err(),
+                "local put_file"
+            );
             std::fs::copy(&source, c_path).expect("copy c");
             std::fs::copy(&source, d_path).expect("copy d");
         } else {

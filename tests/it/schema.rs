@@ -6,9 +6,9 @@ use parquet::file::reader::{FileReader, SerializedFileReader};
 use std::collections::BTreeSet;
 
 use robots_census::internals::InputError;
-use robots_census::internals::{columns_markdown, schema_json, Table};
-use robots_census::internals::INTERNAL_PANIC;
 use robots_census::internals::StoreError;
+use robots_census::internals::INTERNAL_PANIC;
+use robots_census::internals::{columns_markdown, schema_json, Table};
 use robots_census_engine::Code;
 
 use crate::support::{bin, gz_record, http_block, parts, repo, scratch};
