@@ -83,15 +83,15 @@ pub fn url_authority(url: &str) -> Option<String> {
     (!host.is_empty()).then(|| authority(&host, port))
 }
 
-/// A 3xx response's `Location`, resolved against the capture's URL (RFC 9110: a
-/// relative reference is relative to the target URI). `None` when either does
-/// not parse or the header is empty.
+/// [`resolve_location_against`] a URL not parsed yet (`None` when it does not parse).
 #[cfg(test)]
 pub fn resolve_location(base: &str, location: &str) -> Option<String> {
     resolve_location_against(&url::Url::parse(base).ok()?, location)
 }
 
-/// [`resolve_location`] against a URL parsed already.
+/// A 3xx response's `Location`, resolved against the capture's URL, parsed already
+/// (RFC 9110: a relative reference is relative to the target URI). `None` when it
+/// does not parse or the header is empty.
 pub fn resolve_location_against(base: &url::Url, location: &str) -> Option<String> {
     let location = location.trim();
     if location.is_empty() {
@@ -119,14 +119,14 @@ pub fn lookup_key_of(parsed: &url::Url) -> &str {
     &parsed[..url::Position::AfterQuery]
 }
 
-/// Whether a URL is a site's robots.txt as Common Crawl selects them: http(s),
-/// a host, the path exactly `/robots.txt`, no query.
+/// [`is_robots_parsed`] of a URL not parsed yet.
 #[cfg(test)]
 pub fn is_robots_url(url: &str) -> bool {
     url::Url::parse(url).is_ok_and(|parsed| is_robots_parsed(&parsed))
 }
 
-/// [`is_robots_url`] of a URL parsed already.
+/// Whether a URL, parsed already, is a site's robots.txt as Common Crawl selects them:
+/// http(s), a host, the path exactly `/robots.txt`, no query.
 pub fn is_robots_parsed(parsed: &url::Url) -> bool {
     matches!(parsed.scheme(), "http" | "https")
         && parsed.host().is_some()

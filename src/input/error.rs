@@ -45,7 +45,7 @@ pub enum InputError {
     #[error("bad WARC header: {0}")]
     WarcBadHeader(String),
     /// A run of NUL / CR / LF bytes between records longer than a record terminator
-    /// ([`MAX_RECORD_GAP`](crate::limits::MAX_RECORD_GAP)): a zero-filled or blanked region.
+    /// (`limits::MAX_RECORD_GAP`): a zero-filled or blanked region.
     #[error("padding skipped: {0}")]
     WarcPadding(String),
     /// The record's Content-Length does not end where the next record starts.

@@ -3,7 +3,7 @@
 //! The head is parsed from one contiguous header block. The body is pushed through in
 //! pieces as the WARC block streams by: chunked transfer decoding, then gzip / deflate /
 //! br content decoding, then [`Capture::keep`], which stores at most
-//! [`BODY_KEEP_CAP`](crate::limits::BODY_KEEP_CAP) bytes. Content decoding stops as soon
+//! [`BODY_KEEP_CAP`] bytes. Content decoding stops as soon
 //! as the cap is full, so a gzip bomb is never inflated beyond the cap plus one scratch
 //! buffer. Only a *real* `Transfer-Encoding` / `Content-Encoding` is decoded: Common Crawl
 //! stores payloads already decoded and renames the originals `X-Crawler-...`.

@@ -19,7 +19,7 @@ use super::tables::{
 };
 use crate::census::readings::Reading;
 
-/// A document id: 128 bits, see [`crate::pipeline::document::doc_id`].
+/// A document id: 128 bits, see `pipeline::document::doc_id`.
 pub type DocId = [u8; 16];
 
 /// What the tables say about a capture besides its robots.txt: filled by the pipeline.

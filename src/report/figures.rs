@@ -1,5 +1,5 @@
 //! The report's per-host sections (tokens, sitemaps, crawl-delays, lint findings,
-//! sizes): each a chart and the table of the query it reproduces, from [`Hosts`].
+//! sizes): each a chart and the table of the query it reproduces, from [`Hosts`](super::hosts::Hosts).
 
 use maud::{html, Markup};
 use serde_json::json;

@@ -1,7 +1,7 @@
 //! The rows of one crawl's partition of the sites table, in site order: the decided
 //! sites of every bucket merged by name ([`Merged`]) with the ranked sites that have
 //! no capture, each a row per agent, built a batch at a time and written by one
-//! [`Writer`]. The rows do not depend on how many buckets there were.
+//! [`TableFile`]. The rows do not depend on how many buckets there were.
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
