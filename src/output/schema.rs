@@ -586,6 +586,44 @@ mod tests {
     use super::*;
 
     #[test]
+    fn string_columns_keep_values_and_nulls_in_order_across_batches() {
+        use arrow_array::{Array, StringArray};
+        let mut column = StringColumn::default();
+        let rows = [
+            None,
+            None,
+            Some("a"),
+            None,
+            Some("b"),
+            Some("c"),
+            None,
+            None,
+            None,
+        ];
+        for row in rows {
+            column.append_option(row);
+        }
+        column.append_option_n(None, 2);
+        column.append_option_n(Some("d"), 2);
+        column.append_value_n("e", 1);
+        let want: Vec<Option<&str>> = rows
+            .into_iter()
+            .chain([None, None, Some("d"), Some("d"), Some("e")])
+            .collect();
+        let array = column.finish_within(Room::RUN);
+        let got = array
+            .as_any()
+            .downcast_ref::<StringArray>()
+            .expect("strings");
+        assert_eq!(got.iter().collect::<Vec<_>>(), want);
+        assert_eq!(got.null_count(), 8);
+        // Nulls last in one batch stay in it; the next batch starts empty.
+        column.append_null();
+        assert_eq!(column.finish_within(Room::RUN).len(), 1);
+        assert_eq!(column.finish_within(Room::RUN).len(), 0);
+    }
+
+    #[test]
     fn table_sets_always_hold_documents_and_errors() {
         let set = TableSet::parse("agents, verdicts").expect("known names");
         for table in [
