@@ -92,13 +92,27 @@ impl Engine {
         // Hash joins cannot spill; sort-merge joins can. Under a memory limit a join of
         // two large tables must finish, so the spilling plan is the one chosen.
         config.options_mut().optimizer.prefer_hash_join = false;
-        // Each sort reserves this much up front for merging its spill files (10 MB by
-        // default): with a small limit shared by every partition that alone would fail
-        // the sort, so it is scaled down to a share of each partition's part.
-        let execution = &mut config.options_mut().execution;
-        execution.sort_spill_reservation_bytes = execution
-            .sort_spill_reservation_bytes
-            .min(options.memory_limit / (4 * threads));
+        // A query's ORDER BY sorts once, after the partitions are gathered, instead of
+        // sorting each partition and merging the sorted partitions. With one sort per
+        // partition, each sort has 1/threads of the pool, and the merge of the partitions
+        // (SortPreservingMergeExec) and each sort's merge before it spills (ExternalSorterMerge)
+        // reserve nothing up front: they race for the memory that a spilling sort frees,
+        // and whichever loses fails the query (ResourcesExhausted, exit 2), at the default
+        // thread count too. One sort has the whole pool and nothing to race; the scans,
+        // joins and aggregations below it still run on every thread. DataFusion's tuning
+        // guide ("Memory-limited Queries") likewise advises fewer partitions for sorts
+        // under a tight limit.
+        config.options_mut().optimizer.repartition_sorts = false;
+        // Each sort holds this much for its merges (`sort_spill_reservation_bytes`): the
+        // merge of its in-memory batches before it spills, and of its spill files at the
+        // end. DataFusion reserves each buffered batch at twice its size and leaves the
+        // rest to this reservation (its own advice: raise it when twice is not enough).
+        // The merge's row-encoded sort keys grow with what the sort holds, so a fixed
+        // 10 MB (the default) is too little for a large limit (a sort of short strings
+        // under 256 MiB asked for 85 MB and failed) and too much for a small one: a
+        // quarter of each thread's part, whatever the limit.
+        config.options_mut().execution.sort_spill_reservation_bytes =
+            options.memory_limit / (4 * threads);
         let ctx = SessionContext::new_with_config_rt(config, env);
         if catalog.dir.is_none() {
             register_s3(&ctx, &catalog.root)?;
