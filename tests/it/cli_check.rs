@@ -405,17 +405,7 @@ fn commands() -> Vec<String> {
     let out = run(&["--help"], None);
     assert_eq!(out.status.code(), Some(0));
     let text = stdout(&out);
-    let listed: Vec<String> = text
-        .lines()
-        .skip_while(|l| l.trim_end() != "Commands:")
-        .skip(1)
-        .take_while(|l| !l.trim().is_empty())
-        // A command's line is indented by two; its wrapped description by more.
-        .filter(|l| l.starts_with("  ") && !l.starts_with("   "))
-        .filter_map(|l| l.split_whitespace().next())
-        .filter(|c| *c != "help")
-        .map(str::to_owned)
-        .collect();
+    let listed = crate::docs::commands(&text);
     assert!(listed.len() >= 2, "no commands in --help:\n{text}");
     listed
 }

@@ -30,7 +30,7 @@ fn help(args: &[&str]) -> String {
 }
 
 /// The subcommands the top-level help lists (but `help`).
-fn commands(top: &str) -> Vec<String> {
+pub fn commands(top: &str) -> Vec<String> {
     top.lines()
         .skip_while(|l| !l.starts_with("Commands:"))
         .skip(1)

@@ -6,7 +6,7 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use crate::support::repo;
+use crate::support::{files_with_extension, repo};
 
 /// The crate's top-level modules, earliest first. Modules of one layer may import each
 /// other; a module never imports one of a later layer.
@@ -32,21 +32,10 @@ fn layer_of(module: &str) -> Option<usize> {
     LAYERS.iter().position(|layer| layer.contains(&module))
 }
 
-/// Every `.rs` file under `dir`.
+/// Every `.rs` file under `dir`; a directory that holds none is a mistake of the test.
 fn rust_files(dir: &Path) -> Vec<std::path::PathBuf> {
-    let mut files = Vec::new();
-    let mut stack = vec![dir.to_owned()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).expect("read src") {
-            let path = entry.expect("entry").path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.extension().is_some_and(|e| e == "rs") {
-                files.push(path);
-            }
-        }
-    }
-    files.sort();
+    let files = files_with_extension(dir, "rs");
+    assert!(!files.is_empty(), "no .rs file under {}", dir.display());
     files
 }
 

@@ -16,7 +16,7 @@ use arrow_schema::DataType;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use serde_json::Value;
 
-use crate::support::{bin, python, repo, run_queries, scratch};
+use crate::support::{bin, files_with_extension, python, repo, run_queries, scratch};
 
 /// The queries checked here (tests/it/queries.rs checks the others).
 pub const SITES_QUERIES: [&str; 3] = [
@@ -97,7 +97,7 @@ pub fn sites_ok(out: &Path, args: &[&str]) {
 
 /// The sites table's part files under `out`: each path (relative to `out`) and its bytes.
 fn sites_parts(out: &Path) -> Vec<(PathBuf, Vec<u8>)> {
-    files(&out.join("sites"))
+    files_with_extension(&out.join("sites"), "parquet")
         .into_iter()
         .map(|p| {
             (
@@ -106,24 +106,6 @@ fn sites_parts(out: &Path) -> Vec<(PathBuf, Vec<u8>)> {
             )
         })
         .collect()
-}
-
-/// Every `*.parquet` under `dir`, recursively, in path order.
-fn files(dir: &Path) -> Vec<PathBuf> {
-    let mut found = Vec::new();
-    let mut dirs = vec![dir.to_path_buf()];
-    while let Some(dir) = dirs.pop() {
-        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                dirs.push(path);
-            } else if path.extension().is_some_and(|e| e == "parquet") {
-                found.push(path);
-            }
-        }
-    }
-    found.sort();
-    found
 }
 
 fn value(column: &dyn Array, i: usize) -> Value {
@@ -153,7 +135,7 @@ fn value(column: &dyn Array, i: usize) -> Value {
 /// The rows of every Parquet file under `dir`, as column -> JSON value.
 pub fn rows(dir: &Path) -> Vec<BTreeMap<String, Value>> {
     let mut rows = Vec::new();
-    for path in files(dir) {
+    for path in files_with_extension(dir, "parquet") {
         let file = std::fs::File::open(&path).expect("open part");
         let reader = ParquetRecordBatchReaderBuilder::try_new(file)
             .expect("parquet footer")
@@ -400,7 +382,7 @@ fn sites_output_is_deterministic_and_replaces_the_old_table() {
         (robots_census::internals::Table::Ranks, "ranks"),
     ] {
         use parquet::file::reader::{FileReader, SerializedFileReader};
-        for part in files(&out.join(dir)) {
+        for part in files_with_extension(&out.join(dir), "parquet") {
             let reader = SerializedFileReader::new(std::fs::File::open(&part).expect("open"))
                 .expect("parquet footer");
             for group in reader.metadata().row_groups() {

@@ -52,6 +52,25 @@ pub fn corpus_files() -> Vec<PathBuf> {
     files
 }
 
+/// Every file under `dir` (recursively) whose extension is `ext`, in path order; none
+/// when `dir` does not exist.
+pub fn files_with_extension(dir: &Path, ext: &str) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut dirs = vec![dir.to_path_buf()];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == ext) {
+                found.push(path);
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
 /// The Python of the project's venv (made by `make venv`), or `ROBOTS_CENSUS_PYTHON`.
 pub fn python() -> PathBuf {
     let python = std::env::var_os("ROBOTS_CENSUS_PYTHON")
